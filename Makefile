@@ -1,0 +1,41 @@
+# Two commands for a fresh machine: `make demo` and `make test`.
+# Both create .venv if missing and install Seaway with its dependencies first.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.seaway-installed
+PYTEST_ARGS ?=
+
+.PHONY: demo test lint bench clean prerequisites
+
+demo: $(STAMP)
+	$(PY) -m seaway demo
+
+test: $(STAMP)
+	$(PY) -m ruff check seaway tests bench
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(PY) -m ruff check seaway tests bench
+	$(PY) -m ruff format --check seaway tests bench
+
+bench: $(STAMP)
+	$(PY) -m bench.broker
+
+prerequisites:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { \
+	  echo "error: $(PYTHON) not found: Seaway needs Python >= 3.11 (set PYTHON=...)"; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || { \
+	  echo "error: Seaway needs Python >= 3.11, $(PYTHON) is $$($(PYTHON) -V 2>&1)"; exit 1; }
+	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
+	  echo "error: $(PYTHON) lacks venv/ensurepip (Debian: apt-get install python3-venv)"; exit 1; }
+
+$(STAMP): pyproject.toml | prerequisites
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Benchmarks for Seaway (run as ``python -m bench.<name>`` from the repository root)."""

@@ -1,0 +1,198 @@
+"""The broker: one Kafka-compatible node, its storage, coordinators and listener."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import fcntl
+import logging
+import os
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from seaway.broker.config import BROKER_CONFIG_DEF
+from seaway.broker.coordinator.group_coordinator import GroupCoordinator
+from seaway.broker.coordinator.producer_ids import ProducerIdManager
+from seaway.broker.metadata import MetadataStore
+from seaway.broker.server import Connection
+from seaway.broker.topics import TopicManager
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Broker"]
+
+CLEAN_SHUTDOWN_MARKER = ".clean-shutdown"
+_SESSION_CHECK_S = 0.5
+
+
+def _new_cluster_id() -> str:
+    """A random 22-character URL-safe id, as ``kafka-storage random-uuid`` prints."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+class Broker:
+    """A single-node Kafka-wire-compatible broker.
+
+    >>> broker = Broker({"log.dirs": "/tmp/seaway", "port": 0})
+    >>> await broker.start()            # doctest: +SKIP
+    >>> broker.bootstrap_servers        # doctest: +SKIP
+    '127.0.0.1:40123'
+    """
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        known = {k: v for k, v in config.items() if k in BROKER_CONFIG_DEF}
+        for key in sorted(set(config) - set(known)):
+            log.warning("Ignoring unknown broker config %s", key)
+        self.config_originals: dict[str, Any] = dict(known)
+        self.config_values: dict[str, Any] = BROKER_CONFIG_DEF.parse(known)
+        v = self.config_values
+        self.node_id: int = v["node.id"]
+        self.host: str = v["host"]
+        self.port: int = v["port"]
+        self.advertised_host: str = v["advertised.host"] or self.host
+        self.data_dir = Path(v["log.dirs"]).resolve()
+        self.auto_create: bool = v["auto.create.topics.enable"]
+        self.default_partitions: int = v["num.partitions"]
+        self.delete_topic_enable: bool = v["delete.topic.enable"]
+        self.stopping = False
+        self._server: asyncio.Server | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._connections: set[asyncio.Task[None]] = set()
+        self._lock_fd: int | None = None
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"{self.advertised_host}:{self.port}"
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the data directory (recovering it after a crash) and start listening."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock_data_dir()
+        marker = self.data_dir / CLEAN_SHUTDOWN_MARKER
+        clean = marker.exists() or not (self.data_dir / "metadata.db").exists()
+        started = time.monotonic()
+        self.store = MetadataStore(self.data_dir / "metadata.db")
+        self.cluster_id = self.store.cluster_value(
+            "cluster.id", self.config_values["cluster.id"] or _new_cluster_id()
+        )
+        self.topics = TopicManager(self.data_dir, self.store, self.config_values, recover=not clean)
+        marker.unlink(missing_ok=True)
+        v = self.config_values
+        self.groups = GroupCoordinator(
+            self.store,
+            initial_delay_ms=v["group.initial.rebalance.delay.ms"],
+            min_session_timeout_ms=v["group.min.session.timeout.ms"],
+            max_session_timeout_ms=v["group.max.session.timeout.ms"],
+            max_group_size=v["group.max.size"],
+            metadata_max_bytes=v["offset.metadata.max.bytes"],
+        )
+        self.producer_ids = ProducerIdManager(self.store)
+        self._server = await asyncio.start_server(self._accept, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._schedule(v["log.retention.check.interval.ms"] / 1000, self._enforce_retention)
+        self._schedule(v["log.flush.scheduler.interval.ms"] / 1000, self._flush_by_time)
+        self._schedule(_SESSION_CHECK_S, self._expire_sessions)
+        self._schedule(v["offsets.retention.check.interval.ms"] / 1000, self._expire_offsets)
+        log.info(
+            "Seaway broker %d (cluster %s) listening on %s:%d, data in %s%s (%.2fs)",
+            self.node_id,
+            self.cluster_id,
+            self.host,
+            self.port,
+            self.data_dir,
+            "" if clean else " after recovery",
+            time.monotonic() - started,
+        )
+
+    async def stop(self) -> None:
+        """Stop listening, finish, flush every log and mark the shutdown clean."""
+        if self._server is None:
+            return
+        self.stopping = True
+        self._server.close()
+        for task in [*self._tasks, *self._connections]:
+            task.cancel()
+        await asyncio.gather(*self._tasks, *self._connections, return_exceptions=True)
+        await self.groups.close()
+        self.topics.close()
+        self.store.close()
+        (self.data_dir / CLEAN_SHUTDOWN_MARKER).touch()
+        self._unlock_data_dir()
+        self._server = None
+        log.info("Seaway broker %d stopped", self.node_id)
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._server.serve_forever()
+
+    def _lock_data_dir(self) -> None:
+        fd = os.open(self.data_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise RuntimeError(
+                f"{self.data_dir} is in use by another broker: give this one its own log.dirs"
+            ) from None
+        self._lock_fd = fd
+
+    def _unlock_data_dir(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # -- connections -----------------------------------------------------------------------
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            await Connection(self, reader, writer).serve()
+        except asyncio.CancelledError:
+            pass  # shutting down: the connection is closed by serve()
+        finally:
+            self._connections.discard(task)
+
+    # -- background work -------------------------------------------------------------------
+
+    def _schedule(self, interval_s: float, fn: Callable[[], Awaitable[None] | None]) -> None:
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(interval_s)
+                try:
+                    result = fn()
+                    if result is not None:
+                        await result
+                except Exception:
+                    log.exception("Background task %s failed", fn.__name__)
+
+        self._tasks.append(asyncio.create_task(loop(), name=fn.__name__))
+
+    def _enforce_retention(self) -> None:
+        now = int(time.time() * 1000)
+        for _, _, plog in self.topics.all_partitions():
+            plog.delete_old_segments(now)
+
+    async def _flush_by_time(self) -> None:
+        due = [p for _, _, p in self.topics.all_partitions() if p.flush_due()]
+        if due:
+            await asyncio.get_running_loop().run_in_executor(None, _flush, due)
+
+    def _expire_sessions(self) -> None:
+        self.groups.expire_sessions()
+
+    def _expire_offsets(self) -> None:
+        self.groups.expire_offsets(self.config_values["offsets.retention.minutes"] * 60000)
+
+
+def _flush(logs: list[Any]) -> None:
+    for plog in logs:
+        plog.flush()

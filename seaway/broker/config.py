@@ -1,0 +1,204 @@
+"""Broker configuration, with Kafka's key names (``server.properties``).
+
+Keys that set topic defaults (``log.retention.ms``, ``log.segment.bytes``, ...) are
+defined here with the same defaults as their topic-level counterparts in
+:mod:`seaway.broker.log.config`.
+"""
+
+from __future__ import annotations
+
+from seaway.broker.log.config import TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS
+from seaway.config import ConfigDef, Importance, Range, Type
+
+__all__ = ["BROKER_CONFIG_DEF"]
+
+
+def _broker_config_def() -> ConfigDef:
+    d = (
+        ConfigDef()
+        .define(
+            "node.id",
+            Type.INT,
+            1,
+            Range.at_least(0),
+            Importance.HIGH,
+            "The node id of this broker, as returned in Metadata.",
+        )
+        .define("host", Type.STRING, "127.0.0.1", None, Importance.HIGH, "Interface to listen on.")
+        .define(
+            "port",
+            Type.INT,
+            9092,
+            Range.between(0, 65535),
+            Importance.HIGH,
+            "Port to listen on (0 picks a free port).",
+        )
+        .define(
+            "advertised.host",
+            Type.STRING,
+            "",
+            None,
+            Importance.MEDIUM,
+            "Host name given to clients in Metadata (default: the listen host).",
+        )
+        .define(
+            "log.dirs",
+            Type.STRING,
+            "./seaway-data",
+            None,
+            Importance.HIGH,
+            "Directory holding the partitions' logs and the broker's metadata.",
+        )
+        .define(
+            "cluster.id",
+            Type.STRING,
+            "",
+            None,
+            Importance.LOW,
+            "Cluster id to use when the data directory is new (default: random).",
+        )
+        .define(
+            "num.partitions",
+            Type.INT,
+            1,
+            Range.at_least(1),
+            Importance.MEDIUM,
+            "Partitions of an auto-created topic or a CreateTopics without a count.",
+        )
+        .define(
+            "auto.create.topics.enable",
+            Type.BOOLEAN,
+            True,
+            None,
+            Importance.HIGH,
+            "Create a topic on Metadata for an unknown topic when the client allows it.",
+        )
+        .define(
+            "default.replication.factor",
+            Type.SHORT,
+            1,
+            Range.between(1, 1),
+            Importance.MEDIUM,
+            "Replication factor of auto-created topics (one node: 1).",
+        )
+        .define(
+            "delete.topic.enable",
+            Type.BOOLEAN,
+            True,
+            None,
+            Importance.HIGH,
+            "Whether DeleteTopics is allowed.",
+        )
+        .define(
+            "group.initial.rebalance.delay.ms",
+            Type.INT,
+            3000,
+            Range.at_least(0),
+            Importance.MEDIUM,
+            "How long the first rebalance of an empty group waits for more members to join.",
+        )
+        .define(
+            "group.min.session.timeout.ms",
+            Type.INT,
+            6000,
+            Range.at_least(0),
+            Importance.MEDIUM,
+            "Smallest session timeout a member may ask for.",
+        )
+        .define(
+            "group.max.session.timeout.ms",
+            Type.INT,
+            1800000,
+            Range.at_least(0),
+            Importance.MEDIUM,
+            "Largest session timeout a member may ask for.",
+        )
+        .define(
+            "group.max.size",
+            Type.INT,
+            2147483647,
+            Range.at_least(1),
+            Importance.MEDIUM,
+            "Maximum members in one consumer group.",
+        )
+        .define(
+            "offsets.retention.minutes",
+            Type.INT,
+            10080,
+            Range.at_least(1),
+            Importance.HIGH,
+            "Committed offsets of an empty group expire after this.",
+        )
+        .define(
+            "offsets.retention.check.interval.ms",
+            Type.LONG,
+            600000,
+            Range.at_least(1),
+            Importance.HIGH,
+            "How often expired offsets are removed.",
+        )
+        .define(
+            "offset.metadata.max.bytes",
+            Type.INT,
+            4096,
+            Range.at_least(0),
+            Importance.HIGH,
+            "Largest metadata string allowed with a committed offset.",
+        )
+        .define(
+            "log.retention.check.interval.ms",
+            Type.LONG,
+            300000,
+            Range.at_least(1),
+            Importance.MEDIUM,
+            "How often segments are checked for deletion.",
+        )
+        .define(
+            "log.flush.scheduler.interval.ms",
+            Type.LONG,
+            1000,
+            Range.at_least(1),
+            Importance.HIGH,
+            "How often logs are checked against flush.ms.",
+        )
+        .define(
+            "socket.request.max.bytes",
+            Type.INT,
+            104857600,
+            Range.at_least(1),
+            Importance.HIGH,
+            "Largest request frame accepted; larger closes the connection.",
+        )
+        .define(
+            "transaction.max.timeout.ms",
+            Type.INT,
+            900000,
+            Range.at_least(1),
+            Importance.HIGH,
+            "Largest transaction.timeout.ms a producer may ask for.",
+        )
+        .define(
+            "producer.id.expiration.ms",
+            Type.INT,
+            86400000,
+            Range.at_least(1),
+            Importance.LOW,
+            "Idle producer ids are forgotten after this.",
+        )
+    )
+    for topic_key, broker_key in TOPIC_CONFIG_SYNONYMS.items():
+        if broker_key in d.config_keys:
+            continue
+        key = TOPIC_CONFIG_DEF.config_keys[topic_key]
+        d.define(
+            broker_key,
+            key.type,
+            key.default_value,
+            key.validator,
+            key.importance,
+            f"Default for the topic config {topic_key}: {key.documentation}",
+        )
+    return d
+
+
+BROKER_CONFIG_DEF = _broker_config_def()

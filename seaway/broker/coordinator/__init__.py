@@ -1,0 +1,1 @@
+"""Coordinators that sit beside the request handlers: consumer groups, producer ids."""

@@ -1,0 +1,32 @@
+"""One module per Kafka API; importing this package registers them all."""
+
+from seaway.broker.handlers import (  # noqa: F401
+    alter_configs,
+    api_versions,
+    create_partitions,
+    create_topics,
+    delete_groups,
+    delete_records,
+    delete_topics,
+    describe_cluster,
+    describe_configs,
+    describe_groups,
+    fetch,
+    find_coordinator,
+    heartbeat,
+    incremental_alter_configs,
+    init_producer_id,
+    join_group,
+    leave_group,
+    list_groups,
+    list_offsets,
+    metadata,
+    offset_commit,
+    offset_delete,
+    offset_fetch,
+    produce,
+    sync_group,
+)
+from seaway.broker.handlers.registry import handler_for, handlers
+
+__all__ = ["handler_for", "handlers"]

@@ -1,0 +1,25 @@
+"""CreatePartitions (37): grow a topic's partition count."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make, nested
+
+
+@handles(37, max_version=3)
+async def create_partitions(ctx: RequestContext) -> Any:
+    req = ctx.request
+    resp = ctx.response_class
+    result_cls = nested(resp, "CreatePartitionsTopicResult")
+    results = []
+    for t in req.topics:
+        code, message = ErrorCode.none, None
+        try:
+            ctx.broker.topics.add_partitions(t.name, t.count, validate_only=req.validate_only)
+        except KafkaError as e:
+            code, message = e.code, e.message
+        results.append(make(result_cls, name=t.name, error_code=code, error_message=message))
+    return make(resp, throttle_time=ZERO, results=tuple(results))

@@ -1,0 +1,24 @@
+"""DeleteGroups (42): remove empty groups and their committed offsets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make, nested
+
+
+@handles(42, max_version=2)
+async def delete_groups(ctx: RequestContext) -> Any:
+    resp = ctx.response_class
+    result_cls = nested(resp, "DeletableGroupResult")
+    results = []
+    for group_id in ctx.request.groups_names:
+        try:
+            ctx.broker.groups.delete(group_id)
+            code = ErrorCode.none
+        except KafkaError as e:
+            code = e.code
+        results.append(make(result_cls, group_id=group_id, error_code=code))
+    return make(resp, throttle_time=ZERO, results=tuple(results))

@@ -1,0 +1,34 @@
+"""DeleteRecords (21): move partitions' log start offsets forward."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make, nested
+
+
+@handles(21, max_version=2)
+async def delete_records(ctx: RequestContext) -> Any:
+    resp = ctx.response_class
+    topic_cls = nested(resp, "DeleteRecordsTopicResult")
+    part_cls = nested(resp, "DeleteRecordsPartitionResult")
+    topics = []
+    for t in ctx.request.topics:
+        parts = []
+        for p in t.partitions:
+            try:
+                low = ctx.broker.topics.partition(t.name, p.partition_index).delete_records(
+                    p.offset
+                )
+                code = ErrorCode.none
+            except KafkaError as e:
+                low, code = -1, e.code
+            parts.append(
+                make(
+                    part_cls, partition_index=p.partition_index, low_watermark=low, error_code=code
+                )
+            )
+        topics.append(make(topic_cls, name=t.name, partitions=tuple(parts)))
+    return make(resp, throttle_time=ZERO, topics=tuple(topics))

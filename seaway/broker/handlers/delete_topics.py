@@ -1,0 +1,29 @@
+"""DeleteTopics (20): remove topics, their logs and the offsets committed for them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make, nested
+
+
+@handles(20, max_version=5)
+async def delete_topics(ctx: RequestContext) -> Any:
+    broker = ctx.broker
+    resp = ctx.response_class
+    result_cls = nested(resp, "DeletableTopicResult")
+    results = []
+    for name in ctx.request.topic_names:
+        code, message = ErrorCode.none, None
+        try:
+            if not broker.delete_topic_enable:
+                raise KafkaError(
+                    ErrorCode.topic_deletion_disabled, "delete.topic.enable is false on the broker"
+                )
+            broker.topics.delete(name)
+        except KafkaError as e:
+            code, message = e.code, e.message
+        results.append(make(result_cls, name=name, error_code=code, error_message=message))
+    return make(resp, throttle_time=ZERO, responses=tuple(results))

@@ -1,0 +1,100 @@
+"""Fetch (1): raw batch byte ranges per partition, with long polling.
+
+The response holds the segment bytes as they lie on disk, starting at the batch that holds
+the fetch offset; clients skip records below the offset they asked for. When fewer than
+``min_bytes`` are available the request waits, up to ``max_wait``, for an append to one of
+its partitions. Fetch sessions (KIP-227) are answered with session id 0: full fetches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make, nested
+
+_Part = tuple[int, ErrorCode, int, int, bytes]  # index, error, high watermark, log start, records
+
+
+def _read_all(ctx: RequestContext) -> tuple[list[tuple[str, list[_Part]]], int, bool]:
+    req = ctx.request
+    topics = ctx.broker.topics
+    remaining = req.max_bytes if ctx.version >= 3 else 0x7FFFFFFF
+    total = 0
+    failed = False
+    out: list[tuple[str, list[_Part]]] = []
+    for wanted in req.topics:
+        parts: list[_Part] = []
+        for p in wanted.partitions:
+            try:
+                plog = topics.partition(wanted.topic, p.partition)
+                data = b""
+                if remaining > 0:
+                    data = plog.read(p.fetch_offset, min(p.partition_max_bytes, remaining))
+                parts.append(
+                    (p.partition, ErrorCode.none, plog.high_watermark, plog.log_start_offset, data)
+                )
+                remaining -= len(data)
+                total += len(data)
+            except KafkaError as e:
+                failed = True
+                parts.append((p.partition, e.code, -1, -1, b""))
+        out.append((wanted.topic, parts))
+    return out, total, failed
+
+
+@handles(1, max_version=12)
+async def fetch(ctx: RequestContext) -> Any:
+    req = ctx.request
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + req.max_wait.total_seconds()
+    keys = [(t.topic, p.partition) for t in req.topics for p in t.partitions]
+    while True:
+        results, total, failed = _read_all(ctx)
+        remaining = deadline - loop.time()
+        if total >= req.min_bytes or failed or remaining <= 0 or ctx.broker.stopping:
+            break
+        waiter = ctx.broker.topics.watch(keys)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(waiter), remaining)
+        finally:
+            ctx.broker.topics.unwatch(keys, waiter)
+    return _response(ctx, results, req.isolation_level if ctx.version >= 4 else 0)
+
+
+def _response(ctx: RequestContext, results: list[tuple[str, list[_Part]]], isolation: int) -> Any:
+    resp = ctx.response_class
+    topic_cls = nested(resp, "FetchableTopicResponse")
+    part_cls = nested(resp, "PartitionData")
+    aborted = () if isolation == 1 else None
+    return make(
+        resp,
+        throttle_time=ZERO,
+        error_code=ErrorCode.none,
+        session_id=0,
+        responses=tuple(
+            make(
+                topic_cls,
+                topic=topic,
+                partitions=tuple(
+                    make(
+                        part_cls,
+                        partition_index=index,
+                        error_code=code,
+                        high_watermark=hw,
+                        last_stable_offset=hw,
+                        log_start_offset=start,
+                        aborted_transactions=aborted,
+                        preferred_read_replica=-1,
+                        records=data,
+                    )
+                    for index, code, hw, start, data in parts
+                ),
+            )
+            for topic, parts in results
+        ),
+    )

@@ -1,0 +1,37 @@
+"""FindCoordinator (10): this node coordinates every group."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode
+from seaway.broker.protocol.framing import make
+
+GROUP = 0
+TRANSACTION = 1
+
+
+@handles(10, max_version=3)
+async def find_coordinator(ctx: RequestContext) -> Any:
+    broker = ctx.broker
+    key_type = getattr(ctx.request, "key_type", GROUP)
+    if key_type != GROUP:
+        return make(
+            ctx.response_class,
+            throttle_time=ZERO,
+            error_code=ErrorCode.coordinator_not_available,
+            error_message="transactions are not supported by this broker yet",
+            node_id=-1,
+            host="",
+            port=-1,
+        )
+    return make(
+        ctx.response_class,
+        throttle_time=ZERO,
+        error_code=ErrorCode.none,
+        error_message=None,
+        node_id=broker.node_id,
+        host=broker.advertised_host,
+        port=broker.port,
+    )

@@ -1,0 +1,67 @@
+"""JoinGroup (11): join a consumer group; answered when the rebalance completes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.coordinator.group_coordinator import JoinRequest, MemberIdRequired
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make, nested
+
+
+@handles(11, max_version=4)
+async def join_group(ctx: RequestContext) -> Any:
+    req = ctx.request
+    resp = ctx.response_class
+    session_ms = int(req.session_timeout.total_seconds() * 1000)
+    rebalance = getattr(req, "rebalance_timeout", None)
+    rebalance_ms = int(rebalance.total_seconds() * 1000) if rebalance is not None else session_ms
+    join = JoinRequest(
+        group_id=req.group_id,
+        member_id=req.member_id,
+        group_instance_id=getattr(req, "group_instance_id", None),
+        client_id=ctx.frame.client_id or "",
+        client_host=ctx.client_host,
+        session_timeout_ms=session_ms,
+        rebalance_timeout_ms=rebalance_ms if rebalance_ms >= 0 else session_ms,
+        protocol_type=req.protocol_type,
+        protocols=[(p.name, p.metadata) for p in req.protocols],
+        version=ctx.version,
+    )
+
+    def failure(code: ErrorCode, member_id: str = "") -> Any:
+        return make(
+            resp,
+            throttle_time=ZERO,
+            error_code=code,
+            generation_id=-1,
+            protocol_type=None,
+            protocol_name=None if ctx.version >= 7 else "",
+            leader="",
+            member_id=member_id,
+            members=(),
+        )
+
+    try:
+        result = await ctx.broker.groups.join(join)
+    except MemberIdRequired as e:
+        return failure(e.code, e.member_id)
+    except KafkaError as e:
+        return failure(e.code, req.member_id)
+    member_cls = nested(resp, "JoinGroupResponseMember")
+    return make(
+        resp,
+        throttle_time=ZERO,
+        error_code=ErrorCode.none,
+        generation_id=result.generation,
+        protocol_type=req.protocol_type,
+        protocol_name=result.protocol_name,
+        leader=result.leader,
+        skip_assignment=False,
+        member_id=result.member_id,
+        members=tuple(
+            make(member_cls, member_id=m, group_instance_id=i, metadata=meta)
+            for m, i, meta in result.members
+        ),
+    )

@@ -1,0 +1,40 @@
+"""LeaveGroup (13): members leave (one per request before v3, a batch from v3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make, nested
+
+
+@handles(13, max_version=4)
+async def leave_group(ctx: RequestContext) -> Any:
+    req = ctx.request
+    resp = ctx.response_class
+    groups = ctx.broker.groups
+    if ctx.version < 3:
+        try:
+            groups.leave(req.group_id, req.member_id, None)
+            code = ErrorCode.none
+        except KafkaError as e:
+            code = e.code
+        return make(resp, throttle_time=ZERO, error_code=code)
+    member_cls = nested(resp, "MemberResponse")
+    members = []
+    for m in req.members:
+        try:
+            groups.leave(req.group_id, m.member_id, m.group_instance_id)
+            code = ErrorCode.none
+        except KafkaError as e:
+            code = e.code
+        members.append(
+            make(
+                member_cls,
+                member_id=m.member_id,
+                group_instance_id=m.group_instance_id,
+                error_code=code,
+            )
+        )
+    return make(resp, throttle_time=ZERO, error_code=ErrorCode.none, members=tuple(members))

@@ -1,0 +1,24 @@
+"""ListGroups (16): every group with its protocol type and state (v4 filters by state)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode
+from seaway.broker.protocol.framing import make, nested
+
+
+@handles(16, max_version=4)
+async def list_groups(ctx: RequestContext) -> Any:
+    resp = ctx.response_class
+    group_cls = nested(resp, "ListedGroup")
+    states = {s.lower() for s in getattr(ctx.request, "states_filter", ())}
+    groups = tuple(
+        make(
+            group_cls, group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state.value
+        )
+        for g in ctx.broker.groups.list()
+        if not states or g.state.value.lower() in states
+    )
+    return make(resp, throttle_time=ZERO, error_code=ErrorCode.none, groups=groups)

@@ -1,0 +1,140 @@
+"""Produce (0): validate each partition's batch, assign offsets in place, append.
+
+For Produce v3+ Kafka requires exactly one magic-v2 batch per partition. The batch is
+CRC-checked and written as received: only its ``baseOffset`` is rewritten. With
+``flush.messages`` reached the log is fsynced (off the event loop) before the response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import time
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.log.partition import PartitionLog
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make, nested
+from seaway.broker.protocol.records import InvalidBatch, record_keys_present, validate_batch
+
+log = logging.getLogger(__name__)
+
+_ZSTD = 4
+
+
+def _check_batch(data: bytearray, version: int, compacted: bool) -> Any:
+    header = validate_batch(data, 0)
+    if header.size != len(data):
+        raise KafkaError(
+            ErrorCode.invalid_record,
+            f"Produce requests with version {version} must contain exactly one record batch",
+        )
+    if header.is_control:
+        raise KafkaError(ErrorCode.invalid_record, "clients must not send control batches")
+    if header.has_producer_id and header.base_sequence < 0:
+        raise KafkaError(ErrorCode.invalid_record, "idempotent batch without a base sequence")
+    if header.is_transactional:
+        raise KafkaError(
+            ErrorCode.transactional_id_authorization_failed,
+            "transactions are not supported by this broker yet",
+        )
+    if header.compression == _ZSTD and version < 7:
+        raise KafkaError(ErrorCode.unsupported_compression_type, "zstd needs Produce v7+")
+    if compacted and not record_keys_present(data):
+        raise KafkaError(
+            ErrorCode.invalid_record, "compacted topic cannot accept a record without a key"
+        )
+    return header
+
+
+@handles(0, max_version=10)
+async def produce(ctx: RequestContext) -> Any:
+    req = ctx.request
+    broker = ctx.broker
+    now = int(time.time() * 1000)
+    to_flush: list[PartitionLog] = []
+    results: list[tuple[str, list[tuple[int, ErrorCode, int, int, int, str | None]]]] = []
+    bad_acks = req.acks not in (0, 1, -1)
+    for topic_data in req.topic_data:
+        topic = topic_data.name
+        partitions = []
+        for pd in topic_data.partition_data:
+            base, append_time, start, message = -1, -1, -1, None
+            try:
+                if bad_acks:
+                    raise KafkaError(ErrorCode.invalid_required_acks, f"acks={req.acks}")
+                plog = broker.topics.partition(topic, pd.index)
+                if not pd.records:
+                    raise KafkaError(ErrorCode.invalid_record, "empty records")
+                data = bytearray(pd.records)
+                header = _check_batch(data, ctx.version, plog.config.compact)
+                result = plog.append(data, header, now)
+                base, append_time, start = (
+                    result.base_offset,
+                    result.log_append_time,
+                    plog.log_start_offset,
+                )
+                if result.needs_flush:
+                    to_flush.append(plog)
+                if not result.duplicate:
+                    broker.topics.notify(topic, pd.index)
+                code = ErrorCode.none
+            except KafkaError as e:
+                code, message = e.code, e.message
+                log.debug("Produce to %s-%d failed: %s", topic, pd.index, e)
+            except InvalidBatch as e:
+                code = ErrorCode.corrupt_message if e.corrupt else ErrorCode.invalid_record
+                message = str(e)
+                log.warning(
+                    "Rejected a batch for %s-%d from %s: %s",
+                    topic,
+                    pd.index,
+                    ctx.frame.client_id,
+                    e,
+                )
+            partitions.append((pd.index, code, base, append_time, start, message))
+        results.append((topic, partitions))
+    if to_flush:
+        await asyncio.get_running_loop().run_in_executor(None, _flush_all, to_flush)
+    if req.acks == 0:
+        return None
+    resp = ctx.response_class
+    topic_cls = nested(resp, "TopicProduceResponse")
+    part_cls = nested(resp, "PartitionProduceResponse")
+    return make(
+        resp,
+        throttle_time=ZERO,
+        responses=tuple(
+            make(
+                topic_cls,
+                name=topic,
+                partition_responses=tuple(
+                    make(
+                        part_cls,
+                        index=index,
+                        error_code=code,
+                        base_offset=base,
+                        log_append_time=_as_datetime(append_time),
+                        log_start_offset=start,
+                        record_errors=(),
+                        error_message=message,
+                    )
+                    for index, code, base, append_time, start, message in parts
+                ),
+            )
+            for topic, parts in results
+        ),
+    )
+
+
+def _as_datetime(ms: int) -> datetime.datetime | None:
+    if ms < 0:
+        return None
+    return datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+
+
+def _flush_all(logs: list[PartitionLog]) -> None:
+    for plog in logs:
+        plog.flush()

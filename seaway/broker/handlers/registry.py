@@ -1,0 +1,81 @@
+"""The table of API handlers; ApiVersions is computed from it, never listed by hand.
+
+Each handler module registers one coroutine per Kafka API with the range of versions it
+advertises. ``min_version`` is advertised as 0 for every classic API even where kio cannot
+parse the oldest versions: older librdkafka enables features only when the broker's range
+contains specific old versions (see docs/architecture.md), and no current client sends them.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kio.index import load_response_schema
+
+if TYPE_CHECKING:
+    from seaway.broker.broker import Broker
+    from seaway.broker.protocol.framing import RequestFrame
+
+__all__ = ["ZERO", "ApiHandler", "RequestContext", "handler_for", "handlers", "handles"]
+
+ZERO = datetime.timedelta(0)
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    """What a handler gets: the broker, the decoded request and who sent it."""
+
+    broker: Broker
+    frame: RequestFrame
+    client_host: str
+
+    @property
+    def version(self) -> int:
+        return self.frame.api_version
+
+    @property
+    def request(self) -> Any:
+        return self.frame.body
+
+    @property
+    def response_class(self) -> type:
+        return load_response_schema(self.frame.api_key, self.frame.api_version)
+
+
+Handler = Callable[[RequestContext], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ApiHandler:
+    api_key: int
+    min_version: int
+    max_version: int
+    handle: Handler
+
+
+_HANDLERS: dict[int, ApiHandler] = {}
+
+
+def handles(
+    api_key: int, max_version: int, *, min_version: int = 0
+) -> Callable[[Handler], Handler]:
+    """Register the decorated coroutine as the handler of ``api_key``."""
+
+    def register(fn: Handler) -> Handler:
+        if api_key in _HANDLERS:
+            raise ValueError(f"API key {api_key} already has a handler")
+        _HANDLERS[api_key] = ApiHandler(api_key, min_version, max_version, fn)
+        return fn
+
+    return register
+
+
+def handler_for(api_key: int) -> ApiHandler | None:
+    return _HANDLERS.get(api_key)
+
+
+def handlers() -> list[ApiHandler]:
+    return sorted(_HANDLERS.values(), key=lambda h: h.api_key)

@@ -1,0 +1,34 @@
+"""SyncGroup (14): the leader hands out assignments; every member receives its own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make
+
+
+@handles(14, max_version=5)
+async def sync_group(ctx: RequestContext) -> Any:
+    req = ctx.request
+    assignments = {a.member_id: a.assignment for a in req.assignments}
+    try:
+        group, assignment = await ctx.broker.groups.sync(
+            req.group_id, req.generation_id, req.member_id, assignments
+        )
+        code, protocol_type, protocol_name = (
+            ErrorCode.none,
+            group.protocol_type,
+            group.protocol_name,
+        )
+    except KafkaError as e:
+        code, assignment, protocol_type, protocol_name = e.code, b"", None, None
+    return make(
+        ctx.response_class,
+        throttle_time=ZERO,
+        error_code=code,
+        protocol_type=protocol_type,
+        protocol_name=protocol_name,
+        assignment=assignment,
+    )

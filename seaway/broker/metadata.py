@@ -1,0 +1,192 @@
+"""Durable cluster metadata of one node: topics, their configs, committed offsets, ids.
+
+Kept in a SQLite database (WAL mode) in the data directory. A Kafka cluster keeps the same
+facts in its KRaft metadata log and in ``__consumer_offsets``; a single embedded node needs
+neither a quorum nor compaction, and SQLite gives atomic, crash-safe updates for free.
+Every write commits before the broker acknowledges it, so it survives ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["CommittedOffset", "MetadataStore", "TopicRecord"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS cluster (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS topics (
+    name TEXT PRIMARY KEY,
+    topic_id TEXT NOT NULL,
+    partitions INTEGER NOT NULL,
+    configs TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS groups (
+    group_id TEXT PRIMARY KEY,
+    protocol_type TEXT NOT NULL,
+    generation INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS group_offsets (
+    group_id TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    partition INTEGER NOT NULL,
+    committed_offset INTEGER NOT NULL,
+    leader_epoch INTEGER NOT NULL,
+    metadata TEXT,
+    commit_timestamp INTEGER NOT NULL,
+    PRIMARY KEY (group_id, topic, partition)
+);
+"""
+
+
+@dataclass(slots=True)
+class TopicRecord:
+    name: str
+    topic_id: uuid.UUID
+    partitions: int
+    configs: dict[str, str] = field(default_factory=dict)  # dynamic overrides only
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedOffset:
+    offset: int
+    leader_epoch: int
+    metadata: str | None
+    commit_timestamp: int
+
+
+class MetadataStore:
+    """SQLite-backed durable state of the broker."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    # -- cluster ---------------------------------------------------------------------------
+
+    def cluster_value(self, key: str, default: str) -> str:
+        """Return the stored value for ``key``, storing ``default`` on first use."""
+        row = self._db.execute("SELECT value FROM cluster WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            return str(row[0])
+        self._db.execute("INSERT INTO cluster (key, value) VALUES (?, ?)", (key, default))
+        return default
+
+    def set_cluster_value(self, key: str, value: str) -> None:
+        self._db.execute(
+            "INSERT INTO cluster (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- topics ----------------------------------------------------------------------------
+
+    def topics(self) -> list[TopicRecord]:
+        rows = self._db.execute("SELECT name, topic_id, partitions, configs FROM topics")
+        return [TopicRecord(n, uuid.UUID(i), p, json.loads(c)) for n, i, p, c in rows]
+
+    def put_topic(self, topic: TopicRecord) -> None:
+        self._db.execute(
+            "INSERT INTO topics (name, topic_id, partitions, configs) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET topic_id = excluded.topic_id, "
+            "partitions = excluded.partitions, configs = excluded.configs",
+            (topic.name, str(topic.topic_id), topic.partitions, json.dumps(topic.configs)),
+        )
+
+    def delete_topic(self, name: str) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute("DELETE FROM topics WHERE name = ?", (name,))
+            self._db.execute("DELETE FROM group_offsets WHERE topic = ?", (name,))
+
+    # -- groups ----------------------------------------------------------------------------
+
+    def groups(self) -> dict[str, tuple[str, int]]:
+        """Every known group id with its protocol type and last generation."""
+        rows = self._db.execute("SELECT group_id, protocol_type, generation FROM groups")
+        known = {g: (t, n) for g, t, n in rows}
+        for group_id in self.groups_with_offsets():
+            known.setdefault(group_id, ("", 0))
+        return known
+
+    def put_group(self, group_id: str, protocol_type: str, generation: int) -> None:
+        self._db.execute(
+            "INSERT INTO groups VALUES (?, ?, ?) ON CONFLICT (group_id) DO UPDATE SET "
+            "protocol_type = excluded.protocol_type, generation = excluded.generation",
+            (group_id, protocol_type, generation),
+        )
+
+    def delete_group(self, group_id: str) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute("DELETE FROM groups WHERE group_id = ?", (group_id,))
+            self._db.execute("DELETE FROM group_offsets WHERE group_id = ?", (group_id,))
+
+    # -- group offsets ---------------------------------------------------------------------
+
+    def commit_offsets(
+        self, group_id: str, offsets: list[tuple[str, int, CommittedOffset]]
+    ) -> None:
+        """Store a batch of committed offsets atomically."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT INTO group_offsets VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (group_id, topic, partition) DO UPDATE SET "
+                "committed_offset = excluded.committed_offset, "
+                "leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, "
+                "commit_timestamp = excluded.commit_timestamp",
+                [
+                    (group_id, t, p, o.offset, o.leader_epoch, o.metadata, o.commit_timestamp)
+                    for t, p, o in offsets
+                ],
+            )
+
+    def group_offsets(self, group_id: str) -> dict[tuple[str, int], CommittedOffset]:
+        rows = self._db.execute(
+            "SELECT topic, partition, committed_offset, leader_epoch, metadata, "
+            "commit_timestamp FROM group_offsets WHERE group_id = ?",
+            (group_id,),
+        )
+        return {(t, p): CommittedOffset(o, e, m, ts) for t, p, o, e, m, ts in rows}
+
+    def groups_with_offsets(self) -> list[str]:
+        rows = self._db.execute("SELECT DISTINCT group_id FROM group_offsets")
+        return [r[0] for r in rows]
+
+    def delete_group_offsets(
+        self, group_id: str, partitions: list[tuple[str, int]] | None = None
+    ) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
+            if partitions is None:
+                self._db.execute("DELETE FROM group_offsets WHERE group_id = ?", (group_id,))
+            else:
+                self._db.executemany(
+                    "DELETE FROM group_offsets WHERE group_id = ? AND topic = ? AND partition = ?",
+                    [(group_id, t, p) for t, p in partitions],
+                )
+
+    def expire_offsets(self, older_than_ms: int, keep_groups: set[str]) -> int:
+        """Delete offsets committed before ``older_than_ms`` by groups not in ``keep_groups``."""
+        rows = self._db.execute(
+            "SELECT DISTINCT group_id FROM group_offsets WHERE commit_timestamp < ?",
+            (older_than_ms,),
+        ).fetchall()
+        doomed = [r[0] for r in rows if r[0] not in keep_groups]
+        with self._db:
+            self._db.execute("BEGIN")
+            for group in doomed:
+                self._db.execute(
+                    "DELETE FROM group_offsets WHERE group_id = ? AND commit_timestamp < ?",
+                    (group, older_than_ms),
+                )
+        return len(doomed)
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,121 @@
+"""Request decoding and response encoding over kio's generated entities.
+
+A frame on the wire is ``int32 size`` followed by a request header and a body. The header
+version follows the body's: flexible API versions use header v2 (with tagged fields). The
+functions here are pure: bytes in, entities out, and back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import struct
+import sys
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from kio.index import KioIndexError, load_request_schema
+from kio.serial import entity_reader, entity_writer
+
+from seaway.broker.protocol.errors import UnsupportedVersion
+
+__all__ = [
+    "RequestFrame",
+    "decode_request",
+    "encode_response",
+    "make",
+    "nested",
+    "peek_header",
+]
+
+_HEADER_PREFIX = struct.Struct(">hhi")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RequestFrame:
+    """A decoded request: its header fields and its kio body entity."""
+
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+    body: Any
+
+
+def peek_header(frame: bytes) -> tuple[int, int, int]:
+    """Return ``(api_key, api_version, correlation_id)`` without decoding anything else.
+
+    Every request header version starts with these three fields, so this works even for an
+    API or version the broker cannot parse.
+    """
+    if len(frame) < _HEADER_PREFIX.size:
+        raise ValueError(f"request frame of {len(frame)} bytes is shorter than a header")
+    return _HEADER_PREFIX.unpack_from(frame, 0)
+
+
+@cache
+def _request_codec(api_key: int, version: int) -> tuple[Any, Any]:
+    cls = load_request_schema(api_key, version)
+    return entity_reader(cls.__header_schema__), entity_reader(cls)
+
+
+def decode_request(frame: bytes) -> RequestFrame:
+    """Decode a request frame (the bytes after the size prefix).
+
+    Raises :class:`UnsupportedVersion` when kio has no schema for the API version, and
+    kio's decode errors (or ``ValueError``) when the bytes are malformed.
+    """
+    api_key, version, _ = peek_header(frame)
+    try:
+        read_header, read_body = _request_codec(api_key, version)
+    except KioIndexError:
+        raise UnsupportedVersion(api_key, version) from None
+    header, used = read_header(frame, 0)
+    body, _ = read_body(frame, used)
+    # Like Kafka, ignore bytes after the body: clients may send fields of newer versions.
+    return RequestFrame(api_key, version, header.correlation_id, header.client_id, body)
+
+
+@cache
+def _response_codec(cls: type) -> tuple[Any, Any, Any]:
+    header_cls = cls.__header_schema__
+    return header_cls, entity_writer(header_cls), entity_writer(cls)
+
+
+def encode_response(correlation_id: int, response: Any) -> bytes:
+    """Encode a response entity with its header, prefixed by the frame size."""
+    header_cls, write_header, write_body = _response_codec(type(response))
+    buf = io.BytesIO()
+    buf.write(b"\0\0\0\0")
+    write_header(buf, header_cls(correlation_id=correlation_id))
+    write_body(buf, response)
+    out = buf.getbuffer()
+    struct.pack_into(">i", out, 0, len(out) - 4)
+    del out
+    return buf.getvalue()
+
+
+@cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def make(cls: type, **values: Any) -> Any:
+    """Build a kio entity, dropping the values whose fields this version does not have.
+
+    Field sets differ between versions of one API (``throttle_time_ms`` from v1, topic ids
+    from v10, ...); handlers pass everything they know and let the version decide.
+    """
+    names = _field_names(cls)
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+@cache
+def _module_of(cls: type) -> ModuleType:
+    return sys.modules[cls.__module__]
+
+
+def nested(cls: type, name: str) -> type:
+    """The nested entity class ``name`` defined beside the versioned entity ``cls``."""
+    return getattr(_module_of(cls), name)

@@ -1,0 +1,1 @@
+"""The ``seaway`` command line: one subcommand module per tool."""

@@ -1,0 +1,31 @@
+"""``seaway <command> ...``: the entry point dispatching to each tool's module."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from seaway import __version__
+from seaway.cli import broker, demo
+
+_COMMANDS = {"broker": broker, "demo": demo}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="seaway",
+        description="Kafka Connect and MirrorMaker 2 on Spark, with an embedded Kafka broker.",
+    )
+    parser.add_argument("--version", action="version", version=f"seaway {__version__}")
+    parser.add_argument("--log-level", default="INFO", help="Python log level (default INFO)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module in _COMMANDS.items():
+        module.add_parser(sub, name)
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
+        stream=sys.stderr,
+    )
+    return int(args.run(args) or 0)
