@@ -1,0 +1,44 @@
+"""Fixtures shared by the whole suite: one embedded broker per test run (per xdist worker)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from seaway.broker import BrokerThread
+
+# Small delays keep group tests fast; everything else is the broker's defaults.
+BROKER_CONFIG = {
+    "group.initial.rebalance.delay.ms": 200,
+    "num.partitions": 3,
+}
+
+
+@pytest.fixture(scope="session")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
+    """The shared in-process broker, listening on a free port."""
+    with BrokerThread(tmp_path_factory.mktemp("broker"), config=BROKER_CONFIG) as b:
+        yield b
+
+
+@pytest.fixture
+def bootstrap(broker: BrokerThread) -> str:
+    return broker.bootstrap_servers
+
+
+@pytest.fixture
+def topic_name(request: pytest.FixtureRequest) -> str:
+    """A topic name unique to this test."""
+    base = re.sub(r"[^a-zA-Z0-9._-]", "-", request.node.name)[:80]
+    return f"{base}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
