@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from seaway.broker.broker import Broker
+from seaway.broker.loop import new_event_loop
 
 __all__ = ["BrokerProcess", "BrokerThread"]
 
@@ -39,7 +40,7 @@ class BrokerThread:
         self, data_dir: str | Path, port: int = 0, config: Mapping[str, Any] | None = None
     ) -> None:
         self.broker = Broker(_config(data_dir, port, config))
-        self._loop = asyncio.new_event_loop()
+        self._loop = new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="seaway-broker", daemon=True
         )

@@ -13,6 +13,7 @@ import signal
 import sys
 from typing import Any
 
+from seaway.broker.loop import run_loop
 from seaway.config import ConfigException, load_properties
 
 
@@ -61,7 +62,7 @@ async def _serve(config: dict[str, Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         config = broker_config(args)
-        asyncio.run(_serve(config))
+        run_loop(_serve(config))
     except ConfigException as e:
         print(f"seaway broker: invalid configuration: {e}", file=sys.stderr)
         return 2
