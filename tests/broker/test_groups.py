@@ -1,0 +1,118 @@
+"""Consumer-group behaviour the clients rely on: assignors, session expiry, rebalance errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+
+from tests.broker.clients import create_topic, produce, quiet
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _balance(
+    consumers: list[Consumer], topic: str, partitions: int, timeout: float = 40
+) -> list[set[int]]:
+    """Poll every consumer until together they own each partition exactly once."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for c in consumers:
+            c.poll(0.05)
+        owned = [{tp.partition for tp in c.assignment() if tp.topic == topic} for c in consumers]
+        if all(owned) and sorted(p for o in owned for p in o) == list(range(partitions)):
+            return owned
+        assert time.monotonic() < deadline, f"group never balanced: {owned}"
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin", "cooperative-sticky"])
+def test_client_side_assignors(bootstrap: str, topic_name: str, strategy: str) -> None:
+    create_topic(bootstrap, topic_name, partitions=4)
+    config = quiet(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"g-{topic_name}",
+            "partition.assignment.strategy": strategy,
+            "heartbeat.interval.ms": 300,
+        }
+    )
+    first = Consumer(config)
+    first.subscribe([topic_name])
+    assert _balance([first], topic_name, 4) == [{0, 1, 2, 3}]
+    second = Consumer(config)
+    second.subscribe([topic_name])
+    owned = _balance([first, second], topic_name, 4)
+    assert sorted(len(o) for o in owned) == [2, 2]
+    second.close()
+    assert _balance([first], topic_name, 4) == [{0, 1, 2, 3}]
+    first.close()
+
+
+def test_killed_member_is_expired_after_its_session_timeout(
+    bootstrap: str, topic_name: str
+) -> None:
+    create_topic(bootstrap, topic_name, partitions=2)
+    produce(bootstrap, topic_name, [(None, b"x", p) for p in range(2)])
+    group = f"g-{topic_name}"
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from confluent_kafka import Consumer
+        c = Consumer({{"bootstrap.servers": "{bootstrap}", "group.id": "{group}",
+                       "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
+                       "auto.offset.reset": "earliest"}})
+        c.subscribe(["{topic_name}"])
+        while True:
+            m = c.poll(0.2)
+            if m is not None and not m.error():
+                print("consuming", flush=True)
+        """
+    )
+    victim = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    try:
+        assert victim.stdout is not None
+        assert victim.stdout.readline().strip() == b"consuming"
+        survivor = Consumer(
+            quiet({"bootstrap.servers": bootstrap, "group.id": group, "session.timeout.ms": 6000})
+        )
+        survivor.subscribe([topic_name])
+        deadline = time.monotonic() + 30
+        while len(survivor.assignment()) != 1:  # the group now has two members
+            assert time.monotonic() < deadline
+            survivor.poll(0.1)
+        victim.kill()  # SIGKILL: no LeaveGroup; only the session timeout can remove it
+        victim.wait()
+        killed_at = time.monotonic()
+        while len(survivor.assignment()) != 2:
+            assert time.monotonic() < deadline, "dead member never expired"
+            survivor.poll(0.1)
+        waited = time.monotonic() - killed_at
+        assert 4 < waited < 20, f"member expired after {waited:.1f}s with session.timeout.ms=6000"
+        survivor.close()
+    finally:
+        victim.kill()
+
+
+def test_committed_offsets_of_a_stable_group_reject_strangers(
+    bootstrap: str, topic_name: str
+) -> None:
+    """A simple (generation -1) commit into a group with live members is refused."""
+    create_topic(bootstrap, topic_name, partitions=1)
+    group = f"g-{topic_name}"
+    member = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": group}))
+    member.subscribe([topic_name])
+    _balance([member], topic_name, 1)
+    stranger = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": group}))
+    from confluent_kafka import KafkaException
+
+    with pytest.raises(KafkaException) as exc:
+        stranger.commit(offsets=[TopicPartition(topic_name, 0, 5)], asynchronous=False)
+    assert "UNKNOWN_MEMBER_ID" in str(exc.value) or "Unknown member" in str(exc.value)
+    stranger.close()
+    member.close()
