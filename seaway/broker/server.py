@@ -18,7 +18,7 @@ from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
 from seaway.broker.handlers import handler_for
 from seaway.broker.handlers.registry import RequestContext
 from seaway.broker.protocol.errors import ErrorCode, UnsupportedVersion
-from seaway.broker.protocol.framing import decode_request, encode_response, peek_header
+from seaway.broker.protocol.framing import Buffer, decode_request, encode_response, peek_header
 
 if TYPE_CHECKING:
     from seaway.broker.broker import Broker
@@ -65,7 +65,7 @@ class Connection:
                 if response is _CLOSE:
                     return
                 if response is not None:
-                    self.writer.write(response)  # type: ignore[arg-type]
+                    self.writer.writelines(response)  # type: ignore[arg-type]
                     if self.writer.transport.get_write_buffer_size() > _WRITE_HIGH_WATER:
                         await self.writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -73,7 +73,7 @@ class Connection:
         finally:
             self.writer.close()
 
-    async def dispatch(self, frame: bytes) -> bytes | object | None:
+    async def dispatch(self, frame: bytes) -> list[Buffer] | object | None:
         api_key, version, correlation_id = peek_header(frame)
         handler = handler_for(api_key)
         if handler is None:

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 _ZSTD = 4
 
 
-def _check_batch(data: bytearray, version: int, compacted: bool) -> Any:
+def _check_batch(data: bytes, version: int, compacted: bool) -> Any:
     header = validate_batch(data, 0)
     if header.size != len(data):
         raise KafkaError(
@@ -68,7 +68,7 @@ async def produce(ctx: RequestContext) -> Any:
                 plog = broker.topics.partition(topic, pd.index)
                 if not pd.records:
                     raise KafkaError(ErrorCode.invalid_record, "empty records")
-                data = bytearray(pd.records)
+                data = pd.records
                 header = _check_batch(data, ctx.version, plog.config.compact)
                 result = plog.append(data, header, now)
                 base, append_time, start = (

@@ -20,6 +20,7 @@ from seaway.broker.log.config import LogConfig
 from seaway.broker.log.producer_state import ProducerStateManager
 from seaway.broker.log.segment import Segment
 from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import Buffer
 from seaway.broker.protocol.records import (
     BatchHeader,
     iter_batches,
@@ -139,8 +140,12 @@ class PartitionLog:
 
     # -- appending -------------------------------------------------------------------------
 
-    def append(self, batch: bytearray, header: BatchHeader, now_ms: int) -> AppendResult:
-        """Assign offsets to a validated client batch and write it at the log end."""
+    def append(self, batch: bytes | bytearray, header: BatchHeader, now_ms: int) -> AppendResult:
+        """Assign offsets to a validated client batch and write it at the log end.
+
+        The batch is written as received with a new ``baseOffset`` in front of it (one
+        vectored write, no copy); only LogAppendTime topics rewrite a copy of the header.
+        """
         duplicate = self.producer_state.check(header)
         if duplicate is not None:
             return AppendResult(duplicate, -1, duplicate=True)
@@ -153,23 +158,26 @@ class PartitionLog:
         self._check_timestamp(header, now_ms)
         base = self.log_end_offset
         self._maybe_roll(size, header)
-        set_base_offset(batch, 0, base)
         log_append_time = -1
+        chunks: list[Buffer]
         if self.config.log_append_time:
-            set_log_append_time(batch, 0, now_ms)
+            stamped = bytearray(batch)
+            set_base_offset(stamped, 0, base)
+            set_log_append_time(stamped, 0, now_ms)
             log_append_time = now_ms
-        header = header._replace(
-            base_offset=base,
-            max_timestamp=now_ms if self.config.log_append_time else header.max_timestamp,
-        )
-        self.active.append(batch, header)
+            chunks = [stamped]
+            header = header._replace(max_timestamp=now_ms)
+        else:
+            chunks = [base.to_bytes(8, "big", signed=True), memoryview(batch)[8:]]
+        header = header._replace(base_offset=base)
+        self.active.append(chunks, header)
         self.producer_state.update(header)
         return AppendResult(base, log_append_time, needs_flush=self._needs_flush())
 
     def append_control(self, batch: bytes, header: BatchHeader) -> int:
         """Append a broker-built batch (a transaction marker) whose base offset is set."""
         self._maybe_roll(len(batch), header)
-        self.active.append(batch, header)
+        self.active.append([batch], header)
         self.producer_state.update(header)
         return header.base_offset
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from seaway.broker.log.index import OffsetIndex, TimeIndex
+from seaway.broker.protocol.framing import Buffer
 from seaway.broker.protocol.records import (
     BATCH_OVERHEAD,
     BatchHeader,
@@ -55,12 +56,12 @@ class Segment:
 
     # -- writing -------------------------------------------------------------------------
 
-    def append(self, data: bytes | bytearray | memoryview, header: BatchHeader) -> int:
-        """Append one batch whose offsets are already assigned; return its file position."""
+    def append(self, chunks: Sequence[Buffer], header: BatchHeader) -> int:
+        """Append one batch, given as buffers written back to back; return its position."""
         position = self.size
-        written = os.pwrite(self._fd, data, position)
-        if written != len(data):
-            raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
+        written = os.pwritev(self._fd, chunks, position)
+        if written != header.size:
+            raise OSError(f"short write to {self.path}: {written} of {header.size} bytes")
         self.size += written
         self._track(header, position)
         self.unflushed_messages += header.records_count

@@ -8,7 +8,6 @@ functions here are pure: bytes in, entities out, and back.
 from __future__ import annotations
 
 import dataclasses
-import io
 import struct
 import sys
 from functools import cache
@@ -20,7 +19,11 @@ from kio.serial import entity_reader, entity_writer
 
 from seaway.broker.protocol.errors import UnsupportedVersion
 
+Buffer = bytes | bytearray | memoryview
+"""What a frame is built from (``collections.abc.Buffer`` from Python 3.12 on)."""
+
 __all__ = [
+    "Buffer",
     "RequestFrame",
     "decode_request",
     "encode_response",
@@ -83,17 +86,49 @@ def _response_codec(cls: type) -> tuple[Any, Any, Any]:
     return header_cls, entity_writer(header_cls), entity_writer(cls)
 
 
-def encode_response(correlation_id: int, response: Any) -> bytes:
-    """Encode a response entity with its header, prefixed by the frame size."""
+class _ChunkWriter:
+    """A write target that gathers small writes and keeps large ones (records) by reference.
+
+    Responses are sent with one vectored write of these chunks, so the batch bytes read
+    from a segment are never copied into a response buffer.
+    """
+
+    LARGE = 4096
+
+    def __init__(self) -> None:
+        self.chunks: list[Buffer] = [b""]  # the size prefix, filled in last
+        self._small = bytearray()
+        self.size = 0
+
+    def write(self, data: Buffer) -> int:
+        n = len(data)  # type: ignore[arg-type]
+        self.size += n
+        if n >= self.LARGE:
+            if self._small:
+                self.chunks.append(self._small)
+                self._small = bytearray()
+            self.chunks.append(data)
+        else:
+            self._small += data
+        return n
+
+    def finish(self) -> list[Buffer]:
+        if self._small:
+            self.chunks.append(self._small)
+        self.chunks[0] = _SIZE.pack(self.size)
+        return self.chunks
+
+
+_SIZE = struct.Struct(">i")
+
+
+def encode_response(correlation_id: int, response: Any) -> list[Buffer]:
+    """Encode a response entity with its header: the size-prefixed frame as buffers."""
     header_cls, write_header, write_body = _response_codec(type(response))
-    buf = io.BytesIO()
-    buf.write(b"\0\0\0\0")
-    write_header(buf, header_cls(correlation_id=correlation_id))
-    write_body(buf, response)
-    out = buf.getbuffer()
-    struct.pack_into(">i", out, 0, len(out) - 4)
-    del out
-    return buf.getvalue()
+    out = _ChunkWriter()
+    write_header(out, header_cls(correlation_id=correlation_id))
+    write_body(out, response)
+    return out.finish()
 
 
 @cache
