@@ -17,19 +17,36 @@ from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.partition import PartitionLog
 from seaway.broker.protocol.errors import ErrorCode, KafkaError
 from seaway.broker.protocol.framing import make, nested
-from seaway.broker.protocol.records import InvalidBatch, record_keys_present, validate_batch
+from seaway.broker.protocol.records import (
+    InvalidBatch,
+    iter_batches,
+    record_keys_present,
+    validate_batch,
+)
 
 log = logging.getLogger(__name__)
 
 _ZSTD = 4
 
 
-def _check_batch(data: bytes, version: int, compacted: bool) -> Any:
+def _check_batch(data: bytes, version: int, compacted: bool) -> tuple[Any, bytes | memoryview]:
+    """Validate the partition's records as Kafka does; return the header and the batch.
+
+    Bytes after the batch that do not form a whole second batch are dropped, as Kafka's
+    batch iterator ignores a partial trailing batch.
+    """
     header = validate_batch(data, 0)
     if header.size != len(data):
+        if any(True for _ in iter_batches(memoryview(data)[header.size :], check_crc=False)):
+            raise KafkaError(
+                ErrorCode.invalid_record,
+                f"Produce requests with version {version} must contain exactly one record batch",
+            )
+        data = memoryview(data)[: header.size]
+    if header.base_offset != 0:
         raise KafkaError(
             ErrorCode.invalid_record,
-            f"Produce requests with version {version} must contain exactly one record batch",
+            f"The baseOffset of the record batch should be 0, but it is {header.base_offset}",
         )
     if header.is_control:
         raise KafkaError(ErrorCode.invalid_record, "clients must not send control batches")
@@ -46,7 +63,7 @@ def _check_batch(data: bytes, version: int, compacted: bool) -> Any:
         raise KafkaError(
             ErrorCode.invalid_record, "compacted topic cannot accept a record without a key"
         )
-    return header
+    return header, data
 
 
 @handles(0, max_version=10)
@@ -68,8 +85,7 @@ async def produce(ctx: RequestContext) -> Any:
                 plog = broker.topics.partition(topic, pd.index)
                 if not pd.records:
                     raise KafkaError(ErrorCode.invalid_record, "empty records")
-                data = pd.records
-                header = _check_batch(data, ctx.version, plog.config.compact)
+                header, data = _check_batch(pd.records, ctx.version, plog.config.compact)
                 result = plog.append(data, header, now)
                 base, append_time, start = (
                     result.base_offset,

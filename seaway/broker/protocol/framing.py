@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import struct
 import sys
+import types
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -77,7 +78,37 @@ def decode_request(frame: bytes) -> RequestFrame:
     header, used = read_header(frame, 0)
     body, _ = read_body(frame, used)
     # Like Kafka, ignore bytes after the body: clients may send fields of newer versions.
+    _reject_nulls(body)
     return RequestFrame(api_key, version, header.correlation_id, header.client_id, body)
+
+
+@cache
+def _nullability(cls: type) -> tuple[tuple[str, bool], ...]:
+    """``(field name, may be null)`` for each field of a kio entity class."""
+    return tuple(
+        (f.name, isinstance(f.type, types.UnionType) and type(None) in f.type.__args__)
+        for f in dataclasses.fields(cls)
+    )
+
+
+def _reject_nulls(entity: Any) -> None:
+    """Raise ValueError for a null in a field the spec says cannot be null.
+
+    kio decodes a null array or string as None whatever the schema says; Kafka's generated
+    readers refuse it ("non-nullable field ... was serialized as null") before any handler
+    runs, so a malformed request never reaches a handler half-applied.
+    """
+    for name, nullable in _nullability(type(entity)):
+        value = getattr(entity, name)
+        if value is None:
+            if not nullable:
+                raise ValueError(f"non-nullable field {type(entity).__name__}.{name} was null")
+        elif isinstance(value, tuple):
+            for item in value:
+                if dataclasses.is_dataclass(item):
+                    _reject_nulls(item)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            _reject_nulls(value)
 
 
 @cache

@@ -38,6 +38,7 @@ _HEADER = struct.Struct(">qiibIhiqqqhii")
 BATCH_OVERHEAD = _HEADER.size  # 61
 _LENGTH_PREFIX = 12  # baseOffset + batchLength: what precedes batchLength's count
 _CRC_START = 21
+_MIN_RECORD_OVERHEAD = 14  # Kafka's LegacyRecord.RECORD_OVERHEAD_V0, against batchLength
 
 ATTR_COMPRESSION_MASK = 0x07
 ATTR_TIMESTAMP_TYPE = 0x08
@@ -119,10 +120,18 @@ def parse_header(
     if len(buf) - pos < BATCH_OVERHEAD:
         raise InvalidBatch(f"batch header truncated at byte {pos}")
     header = BatchHeader._make(_HEADER.unpack_from(buf, pos))
+    if not 0 <= header.magic <= 2:  # Kafka: "Invalid magic found in record"
+        raise InvalidBatch(f"invalid record batch magic {header.magic}", corrupt=True)
     if header.magic != 2:
         raise InvalidBatch(f"unsupported record batch magic {header.magic} (only v2 is)")
+    if header.batch_length < _MIN_RECORD_OVERHEAD:
+        raise InvalidBatch(
+            f"record size {header.batch_length} is less than the minimum "
+            f"record overhead ({_MIN_RECORD_OVERHEAD})",
+            corrupt=True,
+        )
     if header.batch_length < BATCH_OVERHEAD - _LENGTH_PREFIX:
-        raise InvalidBatch(f"batch length {header.batch_length} is shorter than a header")
+        raise InvalidBatch(f"batch length {header.batch_length} is shorter than a v2 header")
     if require_body and pos + header.size > len(buf):
         raise InvalidBatch(f"batch of {header.size} bytes at byte {pos} is truncated")
     return header
