@@ -1,0 +1,73 @@
+"""Make ``format("kafka")`` mean Seaway's source when Spark's own connector is absent.
+
+Spark refuses to register a Python data source under the name ``kafka``
+(``DATA_SOURCE_ALREADY_EXISTS``), and without the spark-sql-kafka jar the name fails with
+``KAFKA_DATA_SOURCE_NOT_ENABLED``. So the four ``format()`` methods of PySpark's readers
+and writers are wrapped: ``kafka`` becomes ``seaway-kafka`` for a session whose JVM has
+no ``KafkaSourceProvider`` (and only for such a session). Existing code runs unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from pyspark.sql import SparkSession
+from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
+from pyspark.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
+
+from seaway.spark.kafka.source import SOURCE_NAME, KafkaDataSource
+
+log = logging.getLogger(__name__)
+
+__all__ = ["install_kafka_alias", "jvm_kafka_available", "register"]
+
+_JVM_PROVIDER = "org.apache.spark.sql.kafka010.KafkaSourceProvider"
+_jvm_kafka: dict[int, bool] = {}
+_registered: set[int] = set()
+
+
+def jvm_kafka_available(spark: SparkSession) -> bool:
+    """Whether this session's JVM has Spark's own Kafka connector on its classpath."""
+    key = id(spark.sparkContext._jsc)  # type: ignore[attr-defined]
+    if key not in _jvm_kafka:
+        try:
+            loader = spark._jvm.java.lang.Thread.currentThread().getContextClassLoader()  # type: ignore[union-attr]
+            loader.loadClass(_JVM_PROVIDER)
+            _jvm_kafka[key] = True
+        except Exception:  # Py4J raises its own error type for ClassNotFoundException
+            _jvm_kafka[key] = False
+    return _jvm_kafka[key]
+
+
+def register(spark: SparkSession) -> None:
+    """Register the ``seaway-kafka`` data source with ``spark`` (once per session)."""
+    key = id(spark._jsparkSession)  # type: ignore[attr-defined]
+    if key not in _registered:
+        spark.dataSource.register(KafkaDataSource)
+        _registered.add(key)
+
+
+def _aliased(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def format(self: Any, source: str) -> Any:
+        if (
+            isinstance(source, str)
+            and source.lower() == "kafka"
+            and not jvm_kafka_available(self._spark)
+        ):
+            register(self._spark)
+            source = SOURCE_NAME
+        return original(self, source)
+
+    format.__seaway_alias__ = True  # type: ignore[attr-defined]
+    return format
+
+
+def install_kafka_alias() -> None:
+    """Wrap ``format()`` of PySpark's batch and streaming readers and writers (idempotent)."""
+    for cls in (DataFrameReader, DataFrameWriter, DataStreamReader, DataStreamWriter):
+        if not getattr(cls.format, "__seaway_alias__", False):
+            cls.format = _aliased(cls.format)  # type: ignore[method-assign]

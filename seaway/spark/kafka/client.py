@@ -1,0 +1,133 @@
+"""Driver-side offset lookups: which partitions exist, their offsets, offsets by time.
+
+Only the driver asks these questions, before a batch is planned, so every task reads a
+range fixed in advance. One long-lived consumer per source does it (the driver keeps the
+stream reader's process for the query's life).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from typing import Any
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+
+from seaway.spark.kafka.offsets import PartitionOffsets
+from seaway.spark.kafka.options import SourceOptions
+
+log = logging.getLogger(__name__)
+
+__all__ = ["KafkaOffsetReader", "KafkaUnavailable"]
+
+_TIMEOUT_S = 30.0
+
+
+class KafkaUnavailable(RuntimeError):
+    """The cluster cannot be reached, or a topic it should have does not exist."""
+
+
+class KafkaOffsetReader:
+    """Answers offset questions for one source."""
+
+    def __init__(self, options: SourceOptions) -> None:
+        self.options = options
+        config = options.consumer_config()
+        self._consumer = Consumer(config)
+        self._pattern = re.compile(options.subscribe_pattern) if options.subscribe_pattern else None
+
+    def close(self) -> None:
+        self._consumer.close()
+
+    # -- partitions ------------------------------------------------------------------------
+
+    def _metadata(self) -> Any:
+        try:
+            return self._consumer.list_topics(timeout=_TIMEOUT_S)
+        except KafkaException as e:
+            raise KafkaUnavailable(
+                f"Cannot reach the Kafka cluster at kafka.bootstrap.servers="
+                f"'{self.options.bootstrap_servers}': {e.args[0].str()}"
+            ) from None
+
+    def partitions(self, *, require_topics: bool = True) -> set[tuple[str, int]]:
+        """The topic partitions the source reads now (subscriptions pick up new ones)."""
+        metadata = self._metadata()
+        topics = metadata.topics
+        found: set[tuple[str, int]] = set()
+        if self.options.assign is not None:
+            for topic, parts in self.options.assign.items():
+                found.update((topic, p) for p in parts)
+            return found
+        if self._pattern is not None:
+            for name, meta in topics.items():
+                if (
+                    not name.startswith("__")
+                    and self._pattern.fullmatch(name)
+                    and meta.error is None
+                ):
+                    found.update((name, p) for p in meta.partitions)
+            return found
+        missing = []
+        for name in self.options.subscribe:
+            meta = topics.get(name)
+            if meta is None or meta.error is not None or not meta.partitions:
+                missing.append(name)
+                continue
+            found.update((name, p) for p in meta.partitions)
+        if missing and require_topics:
+            raise KafkaUnavailable(
+                f"Topic(s) {', '.join(missing)} named by option 'subscribe' do not exist on "
+                f"kafka.bootstrap.servers='{self.options.bootstrap_servers}'."
+            )
+        return found
+
+    # -- offsets ---------------------------------------------------------------------------
+
+    def watermarks(
+        self, partitions: set[tuple[str, int]]
+    ) -> dict[tuple[str, int], tuple[int, int]]:
+        """``(log start offset, high watermark)`` of each partition."""
+        out = {}
+        for topic, partition in sorted(partitions):
+            out[topic, partition] = self._watermark(topic, partition)
+        return out
+
+    def _watermark(self, topic: str, partition: int) -> tuple[int, int]:
+        deadline = time.monotonic() + _TIMEOUT_S
+        while True:
+            try:
+                low, high = self._consumer.get_watermark_offsets(
+                    TopicPartition(topic, partition), timeout=_TIMEOUT_S, cached=False
+                )
+                return int(low), int(high)
+            except KafkaException as e:
+                error = e.args[0]
+                if error.code() == KafkaError._UNKNOWN_PARTITION or time.monotonic() > deadline:
+                    raise KafkaUnavailable(
+                        f"Cannot read offsets of {topic}[{partition}] from "
+                        f"kafka.bootstrap.servers='{self.options.bootstrap_servers}': {error.str()}"
+                    ) from None
+                time.sleep(0.2)
+
+    def latest(self, partitions: set[tuple[str, int]]) -> PartitionOffsets:
+        return {tp: high for tp, (_, high) in self.watermarks(partitions).items()}
+
+    def earliest(self, partitions: set[tuple[str, int]]) -> PartitionOffsets:
+        return {tp: low for tp, (low, _) in self.watermarks(partitions).items()}
+
+    def for_timestamps(
+        self, timestamps: dict[tuple[str, int], int]
+    ) -> dict[tuple[str, int], int | None]:
+        """The first offset with a timestamp >= the given one per partition (None: no such)."""
+        if not timestamps:
+            return {}
+        query = [TopicPartition(t, p, ts) for (t, p), ts in sorted(timestamps.items())]
+        try:
+            found = self._consumer.offsets_for_times(query, timeout=_TIMEOUT_S)
+        except KafkaException as e:
+            raise KafkaUnavailable(
+                f"Cannot look up offsets by timestamp: {e.args[0].str()}"
+            ) from None
+        return {(tp.topic, tp.partition): (tp.offset if tp.offset >= 0 else None) for tp in found}

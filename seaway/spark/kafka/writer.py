@@ -1,0 +1,200 @@
+"""The Kafka sink: rows (as Arrow batches) produced with librdkafka.
+
+Every task produces its rows and waits for all of them to be acknowledged; a delivery
+error fails the task, so Spark retries it or fails the query: nothing is dropped
+silently. That is at-least-once, as Spark's own Kafka sink. :class:`KafkaTaskWriter` is the
+seam where a transactional writer (exactly-once, per task) takes over.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import (
+    DataSourceArrowWriter,
+    DataSourceStreamArrowWriter,
+    WriterCommitMessage,
+)
+from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, StructType
+
+from seaway.spark.kafka.options import KafkaOptionError, SinkOptions
+
+log = logging.getLogger(__name__)
+
+__all__ = ["KafkaBatchWriter", "KafkaCommitMessage", "KafkaStreamWriter", "check_sink_schema"]
+
+_FLUSH_TIMEOUT_S = 300
+
+
+def check_sink_schema(schema: StructType, options: SinkOptions) -> None:
+    """Spark's Kafka sink rules for the input columns, with its messages."""
+    fields = {f.name.lower(): f for f in schema.fields}
+    value = fields.get("value")
+    if value is None:
+        raise KafkaOptionError("Required attribute 'value' not found in the rows written to Kafka.")
+    if not isinstance(value.dataType, StringType | BinaryType):
+        raise KafkaOptionError(
+            f"value attribute type must be a string or binary, got {value.dataType.simpleString()}."
+        )
+    key = fields.get("key")
+    if key is not None and not isinstance(key.dataType, StringType | BinaryType):
+        raise KafkaOptionError(
+            f"key attribute type must be a string or binary, got {key.dataType.simpleString()}."
+        )
+    topic = fields.get("topic")
+    if options.topic is None and topic is None:
+        raise KafkaOptionError(
+            "topic option required when no 'topic' attribute is present. Use the topic "
+            "option for setting a topic."
+        )
+    if topic is not None and not isinstance(topic.dataType, StringType):
+        raise KafkaOptionError(
+            f"topic attribute type must be a string, got {topic.dataType.simpleString()}."
+        )
+    partition = fields.get("partition")
+    if partition is not None and not isinstance(partition.dataType, IntegerType):
+        raise KafkaOptionError(
+            f"partition attribute type must be an int, got {partition.dataType.simpleString()}."
+        )
+    headers = fields.get("headers")
+    if headers is not None and not isinstance(headers.dataType, ArrayType):
+        raise KafkaOptionError(
+            "headers attribute type must be an array<struct<key:string,value:binary>>, got "
+            f"{headers.dataType.simpleString()}."
+        )
+
+
+@dataclass
+class KafkaCommitMessage(WriterCommitMessage):
+    records: int
+    task: int
+
+
+class DeliveryError(RuntimeError):
+    """Kafka did not acknowledge some records."""
+
+
+class _PooledProducer:
+    """A producer kept for the life of a Python worker, with the errors of its current task."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        from confluent_kafka import Producer
+
+        self.errors: list[str] = []
+        self.producer = Producer(
+            {**config, "delivery.report.only.error": True, "on_delivery": self._on_delivery}
+        )
+
+    def _on_delivery(self, err: Any, msg: Any) -> None:
+        if err is not None:
+            self.errors.append(f"{msg.topic()}[{msg.partition()}]: {err.str()}")
+
+
+# Spark reuses Python workers across tasks and batches; so does this pool, like Spark's
+# JVM producer cache. Tasks in one worker run one at a time.
+_PRODUCERS: dict[tuple[tuple[str, Any], ...], _PooledProducer] = {}
+
+
+class KafkaTaskWriter:
+    """Produces one task's rows and waits until every record is acknowledged."""
+
+    def __init__(self, options: SinkOptions) -> None:
+        self.options = options
+        config = options.producer_config()
+        key = tuple(sorted(config.items()))
+        pooled = _PRODUCERS.get(key)
+        if pooled is None:
+            pooled = _PRODUCERS[key] = _PooledProducer(config)
+        pooled.errors.clear()
+        self._pooled = pooled
+        self.producer = pooled.producer
+        self.errors = pooled.errors
+        self.records = 0
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        names = {n.lower(): i for i, n in enumerate(batch.schema.names)}
+        n = batch.num_rows
+        values = _bytes_column(batch, names["value"])
+        keys = _bytes_column(batch, names["key"]) if "key" in names else [None] * n
+        topic_option = self.options.topic
+        topics = [topic_option] * n if topic_option else batch.column(names["topic"]).to_pylist()
+        partitions = batch.column(names["partition"]).to_pylist() if "partition" in names else None
+        headers = batch.column(names["headers"]).to_pylist() if "headers" in names else None
+        produce = self.producer.produce
+        poll = self.producer.poll
+        for i in range(n):
+            topic = topics[i]
+            if topic is None:
+                raise KafkaOptionError(
+                    "null topic present in the data. Use the topic option for setting a topic."
+                )
+            extra: dict[str, Any] = {}
+            if partitions is not None and partitions[i] is not None:
+                extra["partition"] = partitions[i]
+            if headers is not None and headers[i]:
+                extra["headers"] = [(h["key"], h["value"]) for h in headers[i]]
+            while True:
+                try:
+                    produce(topic, values[i], keys[i], **extra)
+                    break
+                except BufferError:
+                    poll(0.05)
+        poll(0)
+        self.records += n
+
+    def finish(self) -> int:
+        """Wait for every acknowledgement; raise if any record failed."""
+        remaining = self.producer.flush(_FLUSH_TIMEOUT_S)
+        if remaining:
+            self.errors.append(f"{remaining} records not acknowledged within {_FLUSH_TIMEOUT_S}s")
+        if self.errors:
+            raise DeliveryError(
+                f"Kafka did not accept {len(self.errors)} record(s); first errors: "
+                f"{'; '.join(self.errors[:3])}"
+            )
+        return self.records
+
+
+def _bytes_column(batch: pa.RecordBatch, index: int) -> list[bytes | None]:
+    column = batch.column(index)
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        column = column.cast(pa.binary())
+    return column.to_pylist()
+
+
+def _write_all(options: SinkOptions, iterator: Iterator[pa.RecordBatch]) -> KafkaCommitMessage:
+    from pyspark import TaskContext
+
+    writer = KafkaTaskWriter(options)
+    for batch in iterator:
+        writer.write(batch)
+    records = writer.finish()
+    context = TaskContext.get()
+    return KafkaCommitMessage(records, context.partitionId() if context else 0)
+
+
+class KafkaStreamWriter(DataSourceStreamArrowWriter):
+    def __init__(self, options: SinkOptions) -> None:
+        self.options = options
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
+        return _write_all(self.options, iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        total = sum(m.records for m in messages if isinstance(m, KafkaCommitMessage))
+        log.info("Batch %d: %d records written to Kafka", batchId, total)
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        log.warning("Batch %d aborted; records already acknowledged stay (at-least-once)", batchId)
+
+
+class KafkaBatchWriter(DataSourceArrowWriter):
+    def __init__(self, options: SinkOptions) -> None:
+        self.options = options
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
+        return _write_all(self.options, iterator)

@@ -1,0 +1,64 @@
+"""A SparkSession ready for Seaway: Kafka registered, sensible defaults, any master."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from seaway.spark.alias import install_kafka_alias, register
+
+__all__ = ["JavaMissing", "spark_session"]
+
+DEFAULT_MASTER = "local[*]"
+
+
+class JavaMissing(RuntimeError):
+    """Spark needs a Java runtime (17 or newer)."""
+
+
+def _check_java() -> None:
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and (Path(java_home) / "bin" / "java").exists():
+        return
+    if shutil.which("java") is None:
+        raise JavaMissing(
+            "Spark needs Java 17 or newer and none was found: install it (Debian: "
+            "apt-get install openjdk-17-jre-headless) or set JAVA_HOME."
+        )
+
+
+def spark_session(
+    master: str | None = None,
+    app_name: str = "seaway",
+    config: Mapping[str, Any] | None = None,
+) -> SparkSession:
+    """Get or create a session with the ``seaway-kafka`` source and the ``kafka`` alias.
+
+    ``master`` may be any Spark master (``local[2]``, ``spark://host:7077``, ``yarn``,
+    ``k8s://...``); by default it is what ``spark-submit`` set, else ``local[*]``.
+    """
+    _check_java()
+    # Python workers run this interpreter (the one with Seaway installed) unless the
+    # deployment says otherwise (PYSPARK_PYTHON, or an archive on a cluster).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name)
+    if master or (not os.environ.get("SPARK_MASTER_URL") and "spark.master" not in (config or {})):
+        builder = builder.master(master or DEFAULT_MASTER)
+    defaults = {
+        "spark.pyspark.python": os.environ["PYSPARK_PYTHON"],
+        "spark.sql.shuffle.partitions": "8",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.ui.showConsoleProgress": "false",
+    }
+    for key, value in {**defaults, **(config or {})}.items():
+        builder = builder.config(key, str(value))
+    spark = builder.getOrCreate()
+    install_kafka_alias()
+    register(spark)
+    return spark
