@@ -23,30 +23,31 @@ __all__ = [
 ]
 
 # Spark lower-cases option keys; these are the lower-cased forms of Spark's option names.
-_SOURCE_OPTIONS = {
+_SOURCE_OPTION_NAMES = (
     "subscribe",
-    "subscribepattern",
+    "subscribePattern",
     "assign",
-    "startingoffsets",
-    "endingoffsets",
-    "startingoffsetsbytimestamp",
-    "endingoffsetsbytimestamp",
-    "startingtimestamp",
-    "endingtimestamp",
-    "startingoffsetsbytimestampstrategy",
-    "failondataloss",
-    "kafkaconsumer.polltimeoutms",
-    "fetchoffset.numretries",
-    "fetchoffset.retryintervalms",
-    "maxoffsetspertrigger",
-    "minoffsetspertrigger",
-    "maxtriggerdelay",
-    "minpartitions",
-    "maxrecordsperpartition",
-    "groupidprefix",
-    "includeheaders",
-}
-_SINK_OPTIONS = {"topic", "includeheaders"}
+    "startingOffsets",
+    "endingOffsets",
+    "startingOffsetsByTimestamp",
+    "endingOffsetsByTimestamp",
+    "startingTimestamp",
+    "endingTimestamp",
+    "startingOffsetsByTimestampStrategy",
+    "failOnDataLoss",
+    "kafkaConsumer.pollTimeoutMs",
+    "fetchOffset.numRetries",
+    "fetchOffset.retryIntervalMs",
+    "maxOffsetsPerTrigger",
+    "minOffsetsPerTrigger",
+    "maxTriggerDelay",
+    "minPartitions",
+    "maxRecordsPerPartition",
+    "groupIdPrefix",
+    "includeHeaders",
+)
+_SOURCE_OPTIONS = {name.lower(): name for name in _SOURCE_OPTION_NAMES}
+_SINK_OPTIONS = {"topic": "topic", "includeheaders": "includeHeaders"}
 # Options Spark itself (not the source) may pass along.
 _SPARK_OPTIONS = {"path", "checkpointlocation", "queryname", "__checkpointlocation"}
 
@@ -153,15 +154,21 @@ def _split_kafka(
     return servers, params
 
 
-def _check_known(options: Mapping[str, str], known: set[str], what: str) -> None:
+def _check_known(options: Mapping[str, str], known: Mapping[str, str], what: str) -> None:
     for key in options:
         low = key.lower()
         if low.startswith("kafka.") or low in known or low in _SPARK_OPTIONS:
             continue
         raise KafkaOptionError(
-            f"Unknown {what} option '{key}'. Known options: "
-            f"{', '.join(sorted(known))}, and 'kafka.*' settings passed to the Kafka client."
+            f"Unknown {what} option '{key}' (option names are case-insensitive). Known "
+            f"options: {', '.join(known.values())}, and 'kafka.*' settings passed to the "
+            "Kafka client."
         )
+
+
+def _name(key: str) -> str:
+    """The option's name as Spark documents it (keys arrive lower-cased)."""
+    return _SOURCE_OPTIONS.get(key, _SINK_OPTIONS.get(key, key))
 
 
 def _bool(options: Mapping[str, str], key: str, default: bool) -> bool:
@@ -170,7 +177,7 @@ def _bool(options: Mapping[str, str], key: str, default: bool) -> bool:
         return default
     value = raw.strip().lower()
     if value not in ("true", "false"):
-        raise KafkaOptionError(f"Option '{key}' must be 'true' or 'false', got '{raw}'.")
+        raise KafkaOptionError(f"Option '{_name(key)}' must be 'true' or 'false', got '{raw}'.")
     return value == "true"
 
 
@@ -181,9 +188,9 @@ def _positive_int(options: Mapping[str, str], key: str) -> int | None:
     try:
         value = int(raw.strip())
     except ValueError:
-        raise KafkaOptionError(f"Option '{key}' must be a positive integer, got '{raw}'.") from None
+        value = 0
     if value <= 0:
-        raise KafkaOptionError(f"Option '{key}' must be a positive integer, got '{raw}'.")
+        raise KafkaOptionError(f"Option '{_name(key)}' must be a positive integer, got '{raw}'.")
     return value
 
 
@@ -329,7 +336,9 @@ def parse_source_options(options: Mapping[str, str], *, streaming: bool) -> Sour
             )
     elif any(k.startswith("ending") for k in options):
         key = next(k for k in options if k.startswith("ending"))
-        raise KafkaOptionError(f"Option '{key}' is for batch queries only; a stream has no end.")
+        raise KafkaOptionError(
+            f"Option '{_name(key)}' is for batch queries only: a stream has no end."
+        )
     strategy = options.get("startingoffsetsbytimestampstrategy", "error").strip().lower()
     if strategy not in ("error", "latest"):
         raise KafkaOptionError(

@@ -1,5 +1,10 @@
 """The Kafka sink: rows (as Arrow batches) produced with librdkafka.
 
+Input columns are Spark's: ``value`` (required), ``key``, ``topic`` (unless the ``topic``
+option is set, which wins), ``partition``, ``headers``; and, beyond Spark, an optional
+``timestamp`` column that becomes the record's CreateTime (so a read-then-write copy
+keeps timestamps).
+
 Every task produces its rows and waits for all of them to be acknowledged; a delivery
 error fails the task, so Spark retries it or fails the query: nothing is dropped
 silently. That is at-least-once, as Spark's own Kafka sink. :class:`KafkaTaskWriter` is the
@@ -19,7 +24,14 @@ from pyspark.sql.datasource import (
     DataSourceStreamArrowWriter,
     WriterCommitMessage,
 )
-from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    IntegerType,
+    StringType,
+    StructType,
+    TimestampType,
+)
 
 from seaway.spark.kafka.options import KafkaOptionError, SinkOptions
 
@@ -59,6 +71,12 @@ def check_sink_schema(schema: StructType, options: SinkOptions) -> None:
     if partition is not None and not isinstance(partition.dataType, IntegerType):
         raise KafkaOptionError(
             f"partition attribute type must be an int, got {partition.dataType.simpleString()}."
+        )
+    timestamp = fields.get("timestamp")
+    if timestamp is not None and not isinstance(timestamp.dataType, TimestampType):
+        raise KafkaOptionError(
+            "timestamp attribute type must be a timestamp, got "
+            f"{timestamp.dataType.simpleString()}."
         )
     headers = fields.get("headers")
     if headers is not None and not isinstance(headers.dataType, ArrayType):
@@ -124,6 +142,7 @@ class KafkaTaskWriter:
         topics = [topic_option] * n if topic_option else batch.column(names["topic"]).to_pylist()
         partitions = batch.column(names["partition"]).to_pylist() if "partition" in names else None
         headers = batch.column(names["headers"]).to_pylist() if "headers" in names else None
+        timestamps = _millis_column(batch, names["timestamp"]) if "timestamp" in names else None
         produce = self.producer.produce
         poll = self.producer.poll
         for i in range(n):
@@ -137,6 +156,8 @@ class KafkaTaskWriter:
                 extra["partition"] = partitions[i]
             if headers is not None and headers[i]:
                 extra["headers"] = [(h["key"], h["value"]) for h in headers[i]]
+            if timestamps is not None and timestamps[i] is not None:
+                extra["timestamp"] = timestamps[i]
             while True:
                 try:
                     produce(topic, values[i], keys[i], **extra)
@@ -164,6 +185,14 @@ def _bytes_column(batch: pa.RecordBatch, index: int) -> list[bytes | None]:
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         column = column.cast(pa.binary())
     return column.to_pylist()
+
+
+def _millis_column(batch: pa.RecordBatch, index: int) -> list[int | None]:
+    column = batch.column(index)
+    if not pa.types.is_timestamp(column.type):
+        return [None] * batch.num_rows
+    micros = column.cast(pa.timestamp("us", tz=column.type.tz)).cast(pa.int64())
+    return [None if m is None else m // 1000 for m in micros.to_pylist()]
 
 
 def _write_all(options: SinkOptions, iterator: Iterator[pa.RecordBatch]) -> KafkaCommitMessage:
