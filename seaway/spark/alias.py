@@ -4,7 +4,8 @@ Spark refuses to register a Python data source under the name ``kafka``
 (``DATA_SOURCE_ALREADY_EXISTS``), and without the spark-sql-kafka jar the name fails with
 ``KAFKA_DATA_SOURCE_NOT_ENABLED``. So the four ``format()`` methods of PySpark's readers
 and writers are wrapped: ``kafka`` becomes ``seaway-kafka`` for a session whose JVM has
-no ``KafkaSourceProvider`` (and only for such a session). Existing code runs unchanged.
+no ``KafkaSourceProvider`` (and only for such a session). Existing code runs unchanged,
+including a batch ``write...save()`` without ``mode("append")``.
 """
 
 from __future__ import annotations
@@ -60,7 +61,12 @@ def _aliased(original: Callable[..., Any]) -> Callable[..., Any]:
         ):
             register(self._spark)
             source = SOURCE_NAME
-        return original(self, source)
+        result = original(self, source)
+        if source == SOURCE_NAME and isinstance(self, DataFrameWriter):
+            # Spark's Kafka sink takes the default save mode (records are only ever
+            # appended); Python data sources refuse ErrorIfExists, so default to append.
+            result.mode("append")
+        return result
 
     format.__seaway_alias__ = True  # type: ignore[attr-defined]
     return format
