@@ -30,6 +30,8 @@ prerequisites:
 	  echo "error: Seaway needs Python >= 3.11, $(PYTHON) is $$($(PYTHON) -V 2>&1)"; exit 1; }
 	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
 	  echo "error: $(PYTHON) lacks venv/ensurepip (Debian: apt-get install python3-venv)"; exit 1; }
+	@{ test -n "$$JAVA_HOME" && test -x "$$JAVA_HOME/bin/java"; } || command -v java >/dev/null 2>&1 || { \
+	  echo "error: Spark needs Java 17+ and none was found (Debian: apt-get install openjdk-17-jre-headless, or set JAVA_HOME)"; exit 1; }
 
 $(STAMP): pyproject.toml | prerequisites
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
