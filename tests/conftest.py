@@ -15,6 +15,7 @@ from seaway.broker import BrokerThread
 BROKER_CONFIG = {
     "group.initial.rebalance.delay.ms": 200,
     "num.partitions": 3,
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": 500,
 }
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from seaway.broker.config import BROKER_CONFIG_DEF
 from seaway.broker.coordinator.group_coordinator import GroupCoordinator
 from seaway.broker.coordinator.producer_ids import ProducerIdManager
+from seaway.broker.coordinator.transaction import TransactionCoordinator
 from seaway.broker.metadata import MetadataStore
 from seaway.broker.server import Connection
 from seaway.broker.topics import TopicManager
@@ -93,12 +94,23 @@ class Broker:
             metadata_max_bytes=v["offset.metadata.max.bytes"],
         )
         self.producer_ids = ProducerIdManager(self.store)
+        self.transactions = TransactionCoordinator(
+            self.store,
+            self.topics,
+            self.groups,
+            self.producer_ids,
+            max_timeout_ms=v["transaction.max.timeout.ms"],
+        )
         self._server = await asyncio.start_server(self._accept, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         self._schedule(v["log.retention.check.interval.ms"] / 1000, self._enforce_retention)
         self._schedule(v["log.flush.scheduler.interval.ms"] / 1000, self._flush_by_time)
         self._schedule(_SESSION_CHECK_S, self._expire_sessions)
         self._schedule(v["offsets.retention.check.interval.ms"] / 1000, self._expire_offsets)
+        self._schedule(
+            v["transaction.abort.timed.out.transaction.cleanup.interval.ms"] / 1000,
+            self._abort_expired_transactions,
+        )
         log.info(
             "Seaway broker %d (cluster %s) listening on %s:%d, data in %s%s (%.2fs)",
             self.node_id,
@@ -188,6 +200,9 @@ class Broker:
 
     def _expire_sessions(self) -> None:
         self.groups.expire_sessions()
+
+    def _abort_expired_transactions(self) -> None:
+        self.transactions.abort_expired()
 
     def _expire_offsets(self) -> None:
         self.groups.expire_offsets(self.config_values["offsets.retention.minutes"] * 60000)

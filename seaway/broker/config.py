@@ -178,6 +178,14 @@ def _broker_config_def() -> ConfigDef:
             "Largest transaction.timeout.ms a producer may ask for.",
         )
         .define(
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms",
+            Type.INT,
+            10000,
+            Range.at_least(1),
+            Importance.LOW,
+            "How often transactions open longer than their timeout are aborted.",
+        )
+        .define(
             "producer.id.expiration.ms",
             Type.INT,
             86400000,

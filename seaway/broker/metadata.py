@@ -29,6 +29,20 @@ CREATE TABLE IF NOT EXISTS groups (
     protocol_type TEXT NOT NULL,
     generation INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS transactions (
+    transactional_id TEXT PRIMARY KEY,
+    state TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS txn_offsets (
+    group_id TEXT NOT NULL,
+    producer_id INTEGER NOT NULL,
+    topic TEXT NOT NULL,
+    partition INTEGER NOT NULL,
+    committed_offset INTEGER NOT NULL,
+    leader_epoch INTEGER NOT NULL,
+    metadata TEXT,
+    PRIMARY KEY (group_id, producer_id, topic, partition)
+);
 CREATE TABLE IF NOT EXISTS group_offsets (
     group_id TEXT NOT NULL,
     topic TEXT NOT NULL,
@@ -187,6 +201,68 @@ class MetadataStore:
                     (group, older_than_ms),
                 )
         return len(doomed)
+
+    # -- transactions ----------------------------------------------------------------------
+
+    def transactions(self) -> dict[str, dict[str, object]]:
+        rows = self._db.execute("SELECT transactional_id, state FROM transactions")
+        return {t: json.loads(state) for t, state in rows}
+
+    def put_transaction(self, transactional_id: str, state: dict[str, object]) -> None:
+        self._db.execute(
+            "INSERT INTO transactions VALUES (?, ?) ON CONFLICT (transactional_id) "
+            "DO UPDATE SET state = excluded.state",
+            (transactional_id, json.dumps(state)),
+        )
+
+    def put_txn_offsets(
+        self, group_id: str, producer_id: int, offsets: list[tuple[str, int, CommittedOffset]]
+    ) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT INTO txn_offsets VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT "
+                "(group_id, producer_id, topic, partition) DO UPDATE SET "
+                "committed_offset = excluded.committed_offset, "
+                "leader_epoch = excluded.leader_epoch, metadata = excluded.metadata",
+                [
+                    (group_id, producer_id, t, p, o.offset, o.leader_epoch, o.metadata)
+                    for t, p, o in offsets
+                ],
+            )
+
+    def txn_offsets(self) -> dict[tuple[str, int], dict[tuple[str, int], CommittedOffset]]:
+        """Pending transactional offsets: (group, producer id) -> partition -> offset."""
+        out: dict[tuple[str, int], dict[tuple[str, int], CommittedOffset]] = {}
+        rows = self._db.execute(
+            "SELECT group_id, producer_id, topic, partition, committed_offset, leader_epoch, "
+            "metadata FROM txn_offsets"
+        )
+        for g, pid, t, p, o, e, m in rows:
+            out.setdefault((g, pid), {})[(t, p)] = CommittedOffset(o, e, m, 0)
+        return out
+
+    def complete_txn_offsets(
+        self, group_id: str, producer_id: int, commit: bool, now_ms: int
+    ) -> None:
+        """Make a transaction's pending offsets the group's (commit) or drop them (abort)."""
+        with self._db:
+            self._db.execute("BEGIN")
+            if commit:
+                self._db.execute(
+                    "INSERT INTO group_offsets SELECT group_id, topic, partition, "
+                    "committed_offset, leader_epoch, metadata, ? FROM txn_offsets "
+                    "WHERE group_id = ? AND producer_id = ? "
+                    "ON CONFLICT (group_id, topic, partition) DO UPDATE SET "
+                    "committed_offset = excluded.committed_offset, "
+                    "leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, "
+                    "commit_timestamp = excluded.commit_timestamp",
+                    (now_ms, group_id, producer_id),
+                )
+            self._db.execute(
+                "DELETE FROM txn_offsets WHERE group_id = ? AND producer_id = ?",
+                (group_id, producer_id),
+            )
 
     def close(self) -> None:
         self._db.close()

@@ -66,6 +66,10 @@ class GroupCoordinator:
         self.max_group_size = max_group_size
         self.metadata_max_bytes = metadata_max_bytes
         self.groups: dict[str, Group] = {}
+        # Offsets committed inside open transactions: (group, producer id) -> partitions.
+        self.pending_txn: dict[tuple[str, int], dict[tuple[str, int], CommittedOffset]] = (
+            store.txn_offsets()
+        )
         for group_id, (protocol_type, generation) in store.groups().items():
             self._new_group(group_id, protocol_type, generation)
 
@@ -233,6 +237,48 @@ class GroupCoordinator:
         if accepted:
             self.store.commit_offsets(group_id, accepted)
         return results
+
+    # -- transactional offsets (KIP-98, KIP-447) -------------------------------------------
+
+    def txn_commit_offsets(
+        self,
+        group_id: str,
+        producer_id: int,
+        generation: int,
+        member_id: str,
+        offsets: Iterable[tuple[str, int, int, int, str | None]],
+    ) -> dict[tuple[str, int], ErrorCode]:
+        """Stage offsets that become the group's only when the transaction commits."""
+        if not group_id:
+            raise KafkaError(ErrorCode.invalid_group_id)
+        group = self.groups.get(group_id)
+        if generation >= 0 and member_id and group is not None and group.members:
+            group.validate_member(member_id, generation)  # KIP-447 fencing of zombies
+        results: dict[tuple[str, int], ErrorCode] = {}
+        staged: list[tuple[str, int, CommittedOffset]] = []
+        for topic, partition, offset, epoch, metadata in offsets:
+            if metadata is not None and len(metadata.encode()) > self.metadata_max_bytes:
+                results[topic, partition] = ErrorCode.offset_metadata_too_large
+                continue
+            staged.append((topic, partition, CommittedOffset(offset, epoch, metadata, 0)))
+            results[topic, partition] = ErrorCode.none
+        if staged:
+            self.store.put_txn_offsets(group_id, producer_id, staged)
+            pending = self.pending_txn.setdefault((group_id, producer_id), {})
+            pending.update({(t, p): o for t, p, o in staged})
+        return results
+
+    def unstable_partitions(self, group_id: str) -> set[tuple[str, int]]:
+        """Partitions with offsets waiting on an open transaction (require_stable)."""
+        return {
+            tp for (g, _), offsets in self.pending_txn.items() if g == group_id for tp in offsets
+        }
+
+    def complete_txn(self, group_id: str, producer_id: int, *, commit: bool) -> None:
+        self.store.complete_txn_offsets(group_id, producer_id, commit, int(time.time() * 1000))
+        self.pending_txn.pop((group_id, producer_id), None)
+        if commit and group_id not in self.groups:
+            self._persist(self._new_group(group_id))
 
     def fetch_offsets(self, group_id: str) -> dict[tuple[str, int], CommittedOffset]:
         return self.store.group_offsets(group_id)

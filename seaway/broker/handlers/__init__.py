@@ -1,6 +1,8 @@
 """One module per Kafka API; importing this package registers them all."""
 
 from seaway.broker.handlers import (  # noqa: F401
+    add_offsets_to_txn,
+    add_partitions_to_txn,
     alter_configs,
     api_versions,
     create_partitions,
@@ -11,6 +13,8 @@ from seaway.broker.handlers import (  # noqa: F401
     describe_cluster,
     describe_configs,
     describe_groups,
+    describe_transactions,
+    end_txn,
     fetch,
     find_coordinator,
     heartbeat,
@@ -26,6 +30,7 @@ from seaway.broker.handlers import (  # noqa: F401
     offset_fetch,
     produce,
     sync_group,
+    txn_offset_commit,
 )
 from seaway.broker.handlers.registry import handler_for, handlers
 

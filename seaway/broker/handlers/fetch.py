@@ -16,13 +16,15 @@ from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.protocol.errors import ErrorCode, KafkaError
 from seaway.broker.protocol.framing import make, nested
 
-_Part = tuple[int, ErrorCode, int, int, bytes]  # index, error, high watermark, log start, records
+# index, error, high watermark, last stable offset, log start, aborted (pid, first), records
+_Part = tuple[int, ErrorCode, int, int, int, list[tuple[int, int]] | None, bytes]
 
 
 def _read_all(ctx: RequestContext) -> tuple[list[tuple[str, list[_Part]]], int, bool]:
     req = ctx.request
     topics = ctx.broker.topics
     remaining = req.max_bytes if ctx.version >= 3 else 0x7FFFFFFF
+    committed = ctx.version >= 4 and req.isolation_level == 1
     total = 0
     failed = False
     out: list[tuple[str, list[_Part]]] = []
@@ -32,16 +34,23 @@ def _read_all(ctx: RequestContext) -> tuple[list[tuple[str, list[_Part]]], int, 
             try:
                 plog = topics.partition(wanted.topic, p.partition)
                 data = b""
+                lso = plog.last_stable_offset
+                upper = lso if committed else plog.high_watermark
                 if remaining > 0:
-                    data = plog.read(p.fetch_offset, min(p.partition_max_bytes, remaining))
-                parts.append(
-                    (p.partition, ErrorCode.none, plog.high_watermark, plog.log_start_offset, data)
-                )
+                    data = plog.read(p.fetch_offset, min(p.partition_max_bytes, remaining), upper)
+                aborted = None
+                if committed:
+                    aborted = [
+                        (a.producer_id, a.first_offset)
+                        for a in plog.aborted_transactions(p.fetch_offset, upper)
+                    ]
+                hw, start = plog.high_watermark, plog.log_start_offset
+                parts.append((p.partition, ErrorCode.none, hw, lso, start, aborted, data))
                 remaining -= len(data)
                 total += len(data)
             except KafkaError as e:
                 failed = True
-                parts.append((p.partition, e.code, -1, -1, b""))
+                parts.append((p.partition, e.code, -1, -1, -1, None, b""))
         out.append((wanted.topic, parts))
     return out, total, failed
 
@@ -63,14 +72,14 @@ async def fetch(ctx: RequestContext) -> Any:
                 await asyncio.wait_for(asyncio.shield(waiter), remaining)
         finally:
             ctx.broker.topics.unwatch(keys, waiter)
-    return _response(ctx, results, req.isolation_level if ctx.version >= 4 else 0)
+    return _response(ctx, results)
 
 
-def _response(ctx: RequestContext, results: list[tuple[str, list[_Part]]], isolation: int) -> Any:
+def _response(ctx: RequestContext, results: list[tuple[str, list[_Part]]]) -> Any:
     resp = ctx.response_class
     topic_cls = nested(resp, "FetchableTopicResponse")
     part_cls = nested(resp, "PartitionData")
-    aborted = () if isolation == 1 else None
+    aborted_cls = nested(resp, "AbortedTransaction") if ctx.version >= 4 else None
     return make(
         resp,
         throttle_time=ZERO,
@@ -86,13 +95,18 @@ def _response(ctx: RequestContext, results: list[tuple[str, list[_Part]]], isola
                         partition_index=index,
                         error_code=code,
                         high_watermark=hw,
-                        last_stable_offset=hw,
+                        last_stable_offset=lso,
                         log_start_offset=start,
-                        aborted_transactions=aborted,
+                        aborted_transactions=None
+                        if aborted is None or aborted_cls is None
+                        else tuple(
+                            make(aborted_cls, producer_id=pid, first_offset=first)
+                            for pid, first in aborted
+                        ),
                         preferred_read_replica=-1,
                         records=data,
                     )
-                    for index, code, hw, start, data in parts
+                    for index, code, hw, lso, start, aborted, data in parts
                 ),
             )
             for topic, parts in results

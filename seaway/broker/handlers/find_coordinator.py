@@ -1,4 +1,4 @@
-"""FindCoordinator (10): this node coordinates every group."""
+"""FindCoordinator (10): this node coordinates every group and every transactional id."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ TRANSACTION = 1
 async def find_coordinator(ctx: RequestContext) -> Any:
     broker = ctx.broker
     key_type = getattr(ctx.request, "key_type", GROUP)
-    if key_type != GROUP:
+    if key_type not in (GROUP, TRANSACTION):
         return make(
             ctx.response_class,
             throttle_time=ZERO,
-            error_code=ErrorCode.coordinator_not_available,
-            error_message="transactions are not supported by this broker yet",
+            error_code=ErrorCode.invalid_request,
+            error_message=f"unknown coordinator key type {key_type}",
             node_id=-1,
             host="",
             port=-1,

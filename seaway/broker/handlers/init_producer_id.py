@@ -1,8 +1,8 @@
-"""InitProducerId (22): producer ids for idempotent producers.
+"""InitProducerId (22): producer ids and epochs, for idempotent and transactional producers.
 
-Transactional ids are refused until the transaction coordinator exists (FindCoordinator
-for transactions answers COORDINATOR_NOT_AVAILABLE, and the transaction APIs are not
-advertised, so clients fail ``init_transactions`` cleanly).
+A transactional id gets its producer id back with a bumped epoch, which fences any older
+producer with the same id and aborts its open transaction (KIP-98). aiokafka sends v0,
+which carries no producer id or epoch.
 """
 
 from __future__ import annotations
@@ -10,24 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
-from seaway.broker.protocol.errors import ErrorCode
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
 from seaway.broker.protocol.framing import make
 
 
 @handles(22, max_version=4)
 async def init_producer_id(ctx: RequestContext) -> Any:
-    if ctx.request.transactional_id is not None:
-        return make(
-            ctx.response_class,
-            throttle_time=ZERO,
-            error_code=ErrorCode.not_coordinator,
-            producer_id=-1,
-            producer_epoch=-1,
-        )
+    req = ctx.request
+    pid, epoch, code = -1, -1, ErrorCode.none
+    try:
+        if req.transactional_id is None:
+            pid, epoch = ctx.broker.producer_ids.next_id(), 0
+        else:
+            timeout_ms = int(req.transaction_timeout.total_seconds() * 1000)
+            pid, epoch = ctx.broker.transactions.init_producer_id(req.transactional_id, timeout_ms)
+    except KafkaError as e:
+        code = e.code
     return make(
         ctx.response_class,
         throttle_time=ZERO,
-        error_code=ErrorCode.none,
-        producer_id=ctx.broker.producer_ids.next_id(),
-        producer_epoch=0,
+        error_code=code,
+        producer_id=pid,
+        producer_epoch=epoch,
     )

@@ -16,9 +16,12 @@ EARLIEST_LOCAL = -4
 LATEST_TIERED = -5
 
 
-def lookup(plog: PartitionLog, timestamp: int) -> tuple[int, int]:
-    """``(offset, timestamp)`` for one ListOffsets query, Kafka's semantics."""
-    upper = plog.high_watermark
+def lookup(plog: PartitionLog, timestamp: int, committed: bool = False) -> tuple[int, int]:
+    """``(offset, timestamp)`` for one ListOffsets query, Kafka's semantics.
+
+    read_committed clients (``isolation_level`` 1) see up to the last stable offset.
+    """
+    upper = plog.last_stable_offset if committed else plog.high_watermark
     if timestamp in (EARLIEST, EARLIEST_LOCAL):
         return plog.log_start_offset, -1
     if timestamp == LATEST:
@@ -35,6 +38,7 @@ def lookup(plog: PartitionLog, timestamp: int) -> tuple[int, int]:
 @handles(2, max_version=7)
 async def list_offsets(ctx: RequestContext) -> Any:
     req = ctx.request
+    committed = ctx.version >= 2 and req.isolation_level == 1
     resp = ctx.response_class
     topic_cls = nested(resp, "ListOffsetsTopicResponse")
     part_cls = nested(resp, "ListOffsetsPartitionResponse")
@@ -44,7 +48,9 @@ async def list_offsets(ctx: RequestContext) -> Any:
         for p in wanted.partitions:
             try:
                 offset, ts = lookup(
-                    ctx.broker.topics.partition(wanted.name, p.partition_index), p.timestamp
+                    ctx.broker.topics.partition(wanted.name, p.partition_index),
+                    p.timestamp,
+                    committed=committed,
                 )
                 code = ErrorCode.none
             except KafkaError as e:

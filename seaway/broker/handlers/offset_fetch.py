@@ -16,6 +16,11 @@ async def offset_fetch(ctx: RequestContext) -> Any:
     topic_cls = nested(resp, "OffsetFetchResponseTopic")
     part_cls = nested(resp, "OffsetFetchResponsePartition")
     committed = ctx.broker.groups.fetch_offsets(req.group_id)
+    unstable = (
+        ctx.broker.groups.unstable_partitions(req.group_id)
+        if getattr(req, "require_stable", False)
+        else set()
+    )
     if req.topics is None:
         wanted: dict[str, list[int]] = {}
         for topic, partition in sorted(committed):
@@ -34,7 +39,9 @@ async def offset_fetch(ctx: RequestContext) -> Any:
                     committed_offset=c.offset if c else -1,
                     committed_leader_epoch=c.leader_epoch if c else -1,
                     metadata=(c.metadata if c.metadata is not None else "") if c else "",
-                    error_code=ErrorCode.none,
+                    error_code=ErrorCode.unstable_offset_commit
+                    if (topic, partition) in unstable
+                    else ErrorCode.none,
                 )
             )
         topics.append(make(topic_cls, name=topic, partitions=tuple(parts)))

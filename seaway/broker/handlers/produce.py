@@ -29,7 +29,9 @@ log = logging.getLogger(__name__)
 _ZSTD = 4
 
 
-def _check_batch(data: bytes, version: int, compacted: bool) -> tuple[Any, bytes | memoryview]:
+def _check_batch(
+    data: bytes, version: int, compacted: bool, transactional_id: str | None
+) -> tuple[Any, bytes | memoryview]:
     """Validate the partition's records as Kafka does; return the header and the batch.
 
     Bytes after the batch that do not form a whole second batch are dropped, as Kafka's
@@ -52,10 +54,10 @@ def _check_batch(data: bytes, version: int, compacted: bool) -> tuple[Any, bytes
         raise KafkaError(ErrorCode.invalid_record, "clients must not send control batches")
     if header.has_producer_id and header.base_sequence < 0:
         raise KafkaError(ErrorCode.invalid_record, "idempotent batch without a base sequence")
-    if header.is_transactional:
+    if header.is_transactional and not transactional_id:
         raise KafkaError(
             ErrorCode.transactional_id_authorization_failed,
-            "transactions are not supported by this broker yet",
+            "a transactional batch must come with the producer's transactional id",
         )
     if header.compression == _ZSTD and version < 7:
         raise KafkaError(ErrorCode.unsupported_compression_type, "zstd needs Produce v7+")
@@ -85,7 +87,9 @@ async def produce(ctx: RequestContext) -> Any:
                 plog = broker.topics.partition(topic, pd.index)
                 if not pd.records:
                     raise KafkaError(ErrorCode.invalid_record, "empty records")
-                header, data = _check_batch(pd.records, ctx.version, plog.config.compact)
+                header, data = _check_batch(
+                    pd.records, ctx.version, plog.config.compact, req.transactional_id
+                )
                 result = plog.append(data, header, now)
                 base, append_time, start = (
                     result.base_offset,

@@ -19,11 +19,16 @@ from pathlib import Path
 from seaway.broker.log.config import LogConfig
 from seaway.broker.log.producer_state import ProducerStateManager
 from seaway.broker.log.segment import Segment
+from seaway.broker.log.txn_index import AbortedTxn, AbortedTxnIndex
 from seaway.broker.protocol.errors import ErrorCode, KafkaError
 from seaway.broker.protocol.framing import Buffer
 from seaway.broker.protocol.records import (
+    CONTROL_ABORT,
     BatchHeader,
+    control_batch,
+    control_type,
     iter_batches,
+    parse_header,
     record_timestamps,
     set_base_offset,
     set_log_append_time,
@@ -58,6 +63,7 @@ class PartitionLog:
         self._bases: list[int] = []
         self._read_hint: tuple[int, Segment, int] | None = None
         self.recovery_point = self._read_int(_RECOVERY_POINT, 0)
+        self.aborted = AbortedTxnIndex(directory / "aborted.txnindex")
         self._last_flush = time.monotonic()
         self._load(recover)
         self.log_start_offset = max(self._read_int(_LOG_START, 0), self.segments[0].base_offset)
@@ -106,9 +112,25 @@ class PartitionLog:
         self._rebuild_producer_state()
 
     def _rebuild_producer_state(self) -> None:
+        """Newest snapshot, then replay batch headers; re-index aborts a crash left out."""
         start = self.producer_state.load_snapshot(self.log_end_offset)
-        for _, header in self._headers_from(max(start, self.segments[0].base_offset)):
+        for segment, header in self._headers_from(max(start, self.segments[0].base_offset)):
+            if header.is_control and header.base_offset > self.aborted.last_offset:
+                self._index_abort_marker(segment, header)
             self.producer_state.update(header)
+
+    def _index_abort_marker(self, segment: Segment, header: BatchHeader) -> None:
+        found = segment.find(header.base_offset)
+        if found is None:
+            return
+        position, _ = found
+        if control_type(segment.read(position, header.size)) != CONTROL_ABORT:
+            return
+        first = self.producer_state.ongoing_transactions().get(header.producer_id)
+        if first is not None:
+            self.aborted.append(
+                AbortedTxn(header.producer_id, first, header.base_offset, header.base_offset)
+            )
 
     def _headers_from(self, offset: int) -> Iterator[tuple[Segment, BatchHeader]]:
         i = max(bisect.bisect_right(self._bases, offset) - 1, 0)
@@ -133,6 +155,15 @@ class PartitionLog:
     def high_watermark(self) -> int:
         """Single node: every appended batch is fully replicated, so HW is the LEO."""
         return self.active.next_offset
+
+    @property
+    def last_stable_offset(self) -> int:
+        """Below the first offset of any open transaction: what read_committed sees."""
+        ongoing = self.producer_state.ongoing_transactions()
+        return min(min(ongoing.values(), default=self.high_watermark), self.high_watermark)
+
+    def aborted_transactions(self, start: int, end: int) -> list[AbortedTxn]:
+        return self.aborted.overlapping(start, end)
 
     @property
     def size(self) -> int:
@@ -174,12 +205,33 @@ class PartitionLog:
         self.producer_state.update(header)
         return AppendResult(base, log_append_time, needs_flush=self._needs_flush())
 
-    def append_control(self, batch: bytes, header: BatchHeader) -> int:
-        """Append a broker-built batch (a transaction marker) whose base offset is set."""
+    def write_marker(
+        self,
+        producer_id: int,
+        producer_epoch: int,
+        *,
+        commit: bool,
+        coordinator_epoch: int,
+        now_ms: int,
+    ) -> int:
+        """Append a COMMIT or ABORT marker ending ``producer_id``'s transaction here."""
+        first = self.producer_state.ongoing_transactions().get(producer_id)
+        offset = self.log_end_offset
+        batch = control_batch(
+            base_offset=offset,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            commit=commit,
+            coordinator_epoch=coordinator_epoch,
+            timestamp=now_ms,
+        )
+        header = parse_header(batch, 0)
         self._maybe_roll(len(batch), header)
         self.active.append([batch], header)
         self.producer_state.update(header)
-        return header.base_offset
+        if not commit and first is not None:
+            self.aborted.append(AbortedTxn(producer_id, first, offset, self.last_stable_offset))
+        return offset
 
     def _check_timestamp(self, header: BatchHeader, now_ms: int) -> None:
         if self.config.log_append_time or header.max_timestamp < 0:
@@ -387,6 +439,7 @@ class PartitionLog:
         if self.segments[0].base_offset > self.log_start_offset:
             self.log_start_offset = self.segments[0].base_offset
             self._write_int(_LOG_START, self.log_start_offset)
+        self.aborted.drop_before(self.log_start_offset)
         return deletable
 
     # -- lifecycle -------------------------------------------------------------------------

@@ -34,6 +34,7 @@ class ProducerEntry:
         default_factory=lambda: deque(maxlen=BATCHES_RETAINED)
     )
     last_timestamp: int = -1
+    txn_first_offset: int = -1  # first offset of the producer's open transaction here
 
     @property
     def last_sequence(self) -> int:
@@ -84,16 +85,27 @@ class ProducerStateManager:
             )
         return None
 
+    def ongoing_transactions(self) -> dict[int, int]:
+        """Producer id -> first offset of each transaction still open in this partition."""
+        return {
+            pid: e.txn_first_offset for pid, e in self.producers.items() if e.txn_first_offset >= 0
+        }
+
     def update(self, header: BatchHeader) -> None:
         """Record an appended batch (its offsets already assigned)."""
         if not header.has_producer_id:
             return
         entry = self.producers.get(header.producer_id)
         if entry is None or header.producer_epoch > entry.epoch:
+            first = entry.txn_first_offset if entry is not None else -1
             entry = self.producers[header.producer_id] = ProducerEntry(header.producer_epoch)
+            entry.txn_first_offset = first  # a new epoch still has to end the old transaction
         if header.is_control:
             entry.last_timestamp = header.max_timestamp
+            entry.txn_first_offset = -1
             return
+        if header.is_transactional and entry.txn_first_offset < 0:
+            entry.txn_first_offset = header.base_offset
         entry.batches.append(
             (header.base_sequence, header.last_sequence, header.base_offset, header.last_offset)
         )
@@ -110,7 +122,7 @@ class ProducerStateManager:
     def take_snapshot(self, offset: int) -> None:
         """Write the state as of ``offset`` (the log end offset) atomically."""
         state = {
-            str(pid): [e.epoch, e.last_timestamp, list(e.batches)]
+            str(pid): [e.epoch, e.last_timestamp, list(e.batches), e.txn_first_offset]
             for pid, e in self.producers.items()
         }
         path = self._snapshot_path(offset)
@@ -138,9 +150,12 @@ class ProducerStateManager:
                 continue
             self.producers = {
                 int(pid): ProducerEntry(
-                    epoch, deque((tuple(b) for b in batches), maxlen=BATCHES_RETAINED), ts
+                    values[0],
+                    deque((tuple(b) for b in values[2]), maxlen=BATCHES_RETAINED),
+                    values[1],
+                    values[3] if len(values) > 3 else -1,
                 )
-                for pid, (epoch, ts, batches) in state.items()
+                for pid, values in state.items()
             }
             return offset
         self.producers = {}

@@ -301,3 +301,22 @@ def record_keys_present(batch: bytes | bytearray) -> bool:
             return False
         pos = end
     return True
+
+
+CONTROL_ABORT = 0
+CONTROL_COMMIT = 1
+
+
+def control_type(batch: bytes | bytearray | memoryview) -> int:
+    """The type of a control batch's record: 0 ABORT, 1 COMMIT (key ``version, type``)."""
+    header = parse_header(batch, 0)
+    data = bytes(batch[BATCH_OVERHEAD : header.size])
+    pos = 0
+    _, pos = _read_varint(data, pos)  # record length
+    pos += 1  # attributes
+    _, pos = _read_varint(data, pos)  # timestamp delta
+    _, pos = _read_varint(data, pos)  # offset delta
+    key_length, pos = _read_varint(data, pos)
+    if key_length < 4:
+        raise InvalidBatch("control record without a key")
+    return struct.unpack_from(">h", data, pos + 2)[0]

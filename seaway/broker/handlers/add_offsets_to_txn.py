@@ -1,0 +1,22 @@
+"""AddOffsetsToTxn (25): a consumer group whose offsets the transaction will commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make
+
+
+@handles(25, max_version=3)
+async def add_offsets_to_txn(ctx: RequestContext) -> Any:
+    req = ctx.request
+    try:
+        ctx.broker.transactions.add_offsets(
+            req.transactional_id, req.producer_id, req.producer_epoch, req.group_id, ctx.version
+        )
+        code = ErrorCode.none
+    except KafkaError as e:
+        code = e.code
+    return make(ctx.response_class, throttle_time=ZERO, error_code=code)

@@ -1,0 +1,83 @@
+"""DescribeTransactions (65) and ListTransactions (66): transactions for operators."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode
+from seaway.broker.protocol.framing import make, nested
+
+
+@handles(65, max_version=0)
+async def describe_transactions(ctx: RequestContext) -> Any:
+    resp = ctx.response_class
+    state_cls = nested(resp, "TransactionState")
+    topic_cls = nested(resp, "TopicData")
+    states = []
+    for txn_id in ctx.request.transactional_ids:
+        meta = ctx.broker.transactions.describe(txn_id)
+        if meta is None:
+            states.append(
+                make(
+                    state_cls,
+                    error_code=ErrorCode.transactional_id_not_found,
+                    transactional_id=txn_id,
+                    transaction_state="",
+                    transaction_timeout=ZERO,
+                    transaction_start_time=datetime.datetime.fromtimestamp(0, tz=datetime.UTC),
+                    producer_id=-1,
+                    producer_epoch=-1,
+                    topics=(),
+                )
+            )
+            continue
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in sorted(meta.partitions):
+            by_topic.setdefault(topic, []).append(partition)
+        states.append(
+            make(
+                state_cls,
+                error_code=ErrorCode.none,
+                transactional_id=txn_id,
+                transaction_state=meta.state.value,
+                transaction_timeout=datetime.timedelta(milliseconds=meta.timeout_ms),
+                transaction_start_time=datetime.datetime.fromtimestamp(
+                    max(meta.start_ms, 0) / 1000, tz=datetime.UTC
+                ),
+                producer_id=meta.producer_id,
+                producer_epoch=meta.producer_epoch,
+                topics=tuple(
+                    make(topic_cls, topic=t, partitions=tuple(ps)) for t, ps in by_topic.items()
+                ),
+            )
+        )
+    return make(resp, throttle_time=ZERO, transaction_states=tuple(states))
+
+
+@handles(66, max_version=1)
+async def list_transactions(ctx: RequestContext) -> Any:
+    req = ctx.request
+    resp = ctx.response_class
+    state_cls = nested(resp, "TransactionState")
+    states = set(req.state_filters)
+    pids = set(req.producer_id_filters)
+    known = {"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort"}
+    listed = tuple(
+        make(
+            state_cls,
+            transactional_id=m.transactional_id,
+            producer_id=m.producer_id,
+            transaction_state=m.state.value,
+        )
+        for m in ctx.broker.transactions.list()
+        if (not states or m.state.value in states) and (not pids or m.producer_id in pids)
+    )
+    return make(
+        resp,
+        throttle_time=ZERO,
+        error_code=ErrorCode.none,
+        unknown_state_filters=tuple(sorted(states - known)),
+        transaction_states=listed,
+    )

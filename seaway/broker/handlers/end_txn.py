@@ -1,0 +1,22 @@
+"""EndTxn (26): commit or abort, writing markers to every partition of the transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.broker.protocol.framing import make
+
+
+@handles(26, max_version=3)
+async def end_txn(ctx: RequestContext) -> Any:
+    req = ctx.request
+    try:
+        ctx.broker.transactions.end_txn(
+            req.transactional_id, req.producer_id, req.producer_epoch, req.committed, ctx.version
+        )
+        code = ErrorCode.none
+    except KafkaError as e:
+        code = e.code
+    return make(ctx.response_class, throttle_time=ZERO, error_code=code)
