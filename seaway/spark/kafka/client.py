@@ -35,6 +35,7 @@ class KafkaOffsetReader:
         self.options = options
         config = options.consumer_config()
         self._consumer = Consumer(config)
+        self._admin: Any = None
         self._pattern = re.compile(options.subscribe_pattern) if options.subscribe_pattern else None
 
     def close(self) -> None:
@@ -112,7 +113,27 @@ class KafkaOffsetReader:
                 time.sleep(0.2)
 
     def latest(self, partitions: set[tuple[str, int]]) -> PartitionOffsets:
+        """The end of each partition; the last stable offset for read_committed readers."""
+        if self.options.kafka_params.get("isolation.level") == "read_committed" and partitions:
+            return self._last_stable(partitions)
         return {tp: high for tp, (_, high) in self.watermarks(partitions).items()}
+
+    def _last_stable(self, partitions: set[tuple[str, int]]) -> PartitionOffsets:
+        from confluent_kafka import IsolationLevel
+        from confluent_kafka.admin import AdminClient, OffsetSpec
+
+        if self._admin is None:
+            self._admin = AdminClient(
+                {**self.options.kafka_params, "bootstrap.servers": self.options.bootstrap_servers}
+            )
+        request = {TopicPartition(t, p): OffsetSpec.latest() for t, p in partitions}
+        try:
+            futures = self._admin.list_offsets(
+                request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=_TIMEOUT_S
+            )
+            return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
+        except KafkaException as e:
+            raise KafkaUnavailable(f"Cannot read last stable offsets: {e.args[0].str()}") from None
 
     def earliest(self, partitions: set[tuple[str, int]]) -> PartitionOffsets:
         return {tp: low for tp, (low, _) in self.watermarks(partitions).items()}

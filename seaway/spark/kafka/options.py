@@ -47,7 +47,12 @@ _SOURCE_OPTION_NAMES = (
     "includeHeaders",
 )
 _SOURCE_OPTIONS = {name.lower(): name for name in _SOURCE_OPTION_NAMES}
-_SINK_OPTIONS = {"topic": "topic", "includeheaders": "includeHeaders"}
+_SINK_OPTIONS = {
+    "topic": "topic",
+    "includeheaders": "includeHeaders",
+    "exactlyonce": "exactlyOnce",
+    "transactionalidprefix": "transactionalIdPrefix",
+}
 # Options Spark itself (not the source) may pass along.
 _SPARK_OPTIONS = {"path", "checkpointlocation", "queryname", "__checkpointlocation"}
 
@@ -127,6 +132,8 @@ class SinkOptions:
     kafka_params: dict[str, str]
     topic: str | None = None
     include_headers: bool = False
+    exactly_once: bool = False
+    transactional_id_prefix: str = "seaway-spark"
 
     def producer_config(self) -> dict[str, Any]:
         return {
@@ -374,9 +381,20 @@ def parse_sink_options(options: Mapping[str, str]) -> SinkOptions:
     _check_known(options, _SINK_OPTIONS, "Kafka sink")
     servers, params = _split_kafka(options, _UNSUPPORTED_PRODUCER)
     topic = options.get("topic")
+    exactly_once = _bool(options, "exactlyonce", False)
+    if "transactional.id" in params:
+        raise KafkaOptionError(
+            "Kafka option 'kafka.transactional.id' is not supported: set 'exactlyOnce' to "
+            "'true' (and optionally 'transactionalIdPrefix'); each task derives its own id."
+        )
+    prefix = options.get("transactionalidprefix", "seaway-spark").strip()
+    if not prefix:
+        raise KafkaOptionError("Option 'transactionalIdPrefix' must not be empty.")
     return SinkOptions(
         bootstrap_servers=servers,
         kafka_params=params,
         topic=topic.strip() if topic and topic.strip() else None,
         include_headers=_bool(options, "includeheaders", False),
+        exactly_once=exactly_once,
+        transactional_id_prefix=prefix,
     )

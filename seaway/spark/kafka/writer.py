@@ -90,14 +90,15 @@ def check_sink_schema(schema: StructType, options: SinkOptions) -> None:
 class KafkaCommitMessage(WriterCommitMessage):
     records: int
     task: int
+    skipped: bool = False  # exactly-once: this task's part of the batch was already committed
 
 
 class DeliveryError(RuntimeError):
     """Kafka did not acknowledge some records."""
 
 
-class _PooledProducer:
-    """A producer kept for the life of a Python worker, with the errors of its current task."""
+class TrackedProducer:
+    """A librdkafka producer with the delivery errors of the task using it."""
 
     def __init__(self, config: dict[str, Any]) -> None:
         from confluent_kafka import Producer
@@ -114,23 +115,26 @@ class _PooledProducer:
 
 # Spark reuses Python workers across tasks and batches; so does this pool, like Spark's
 # JVM producer cache. Tasks in one worker run one at a time.
-_PRODUCERS: dict[tuple[tuple[str, Any], ...], _PooledProducer] = {}
+_PRODUCERS: dict[tuple[tuple[str, Any], ...], TrackedProducer] = {}
+
+
+def pooled_producer(options: SinkOptions) -> TrackedProducer:
+    config = options.producer_config()
+    key = tuple(sorted(config.items()))
+    pooled = _PRODUCERS.get(key)
+    if pooled is None:
+        pooled = _PRODUCERS[key] = TrackedProducer(config)
+    return pooled
 
 
 class KafkaTaskWriter:
     """Produces one task's rows and waits until every record is acknowledged."""
 
-    def __init__(self, options: SinkOptions) -> None:
+    def __init__(self, options: SinkOptions, tracked: TrackedProducer) -> None:
         self.options = options
-        config = options.producer_config()
-        key = tuple(sorted(config.items()))
-        pooled = _PRODUCERS.get(key)
-        if pooled is None:
-            pooled = _PRODUCERS[key] = _PooledProducer(config)
-        pooled.errors.clear()
-        self._pooled = pooled
-        self.producer = pooled.producer
-        self.errors = pooled.errors
+        tracked.errors.clear()
+        self.producer = tracked.producer
+        self.errors = tracked.errors
         self.records = 0
 
     def write(self, batch: pa.RecordBatch) -> None:
@@ -198,12 +202,16 @@ def _millis_column(batch: pa.RecordBatch, index: int) -> list[int | None]:
 def _write_all(options: SinkOptions, iterator: Iterator[pa.RecordBatch]) -> KafkaCommitMessage:
     from pyspark import TaskContext
 
-    writer = KafkaTaskWriter(options)
+    context = TaskContext.get()
+    task = context.partitionId() if context else 0
+    if options.exactly_once:
+        from seaway.spark.kafka.transactional import write_in_transaction
+
+        return write_in_transaction(options, iterator, context)
+    writer = KafkaTaskWriter(options, pooled_producer(options))
     for batch in iterator:
         writer.write(batch)
-    records = writer.finish()
-    context = TaskContext.get()
-    return KafkaCommitMessage(records, context.partitionId() if context else 0)
+    return KafkaCommitMessage(writer.finish(), task)
 
 
 class KafkaStreamWriter(DataSourceStreamArrowWriter):
@@ -218,7 +226,10 @@ class KafkaStreamWriter(DataSourceStreamArrowWriter):
         log.info("Batch %d: %d records written to Kafka", batchId, total)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        log.warning("Batch %d aborted; records already acknowledged stay (at-least-once)", batchId)
+        if self.options.exactly_once:
+            log.warning("Batch %d aborted; its open transactions were aborted", batchId)
+        else:
+            log.warning("Batch %d aborted; acknowledged records stay (at-least-once)", batchId)
 
 
 class KafkaBatchWriter(DataSourceArrowWriter):

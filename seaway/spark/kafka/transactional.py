@@ -1,0 +1,134 @@
+"""Exactly-once writes: each Spark task writes its part of a micro-batch in one Kafka
+transaction, and records in the same transaction that the batch is done.
+
+How it holds up to failures:
+
+- **Deterministic transactional ids.** Task *p* of query *q* always uses
+  ``<transactionalIdPrefix>-<q>-<p>``. A retried task, a speculative duplicate, or the same
+  task after a driver restart calls ``init_transactions`` with the same id, which fences
+  every older producer with it and aborts whatever transaction it left open. A failed
+  attempt therefore never leaves records visible to read_committed consumers.
+- **The batch id committed with the data.** Inside the transaction the task also commits
+  offset ``batchId + 1`` for partition 0 of the topic it writes, in a consumer group named
+  after the transactional id (``send_offsets_to_transaction``, KIP-447). Records and marker
+  become visible atomically. Spark replays a batch with the same id and the same input
+  after a driver restart (its offset log fixes both); the task first reads its group's
+  committed offset (``require_stable``) and, if the batch is already there, writes nothing.
+
+Only standard Kafka APIs are used, so this works against any cluster with transactions.
+A batch (non-streaming) write has no batch id: each task is still atomic (all or nothing)
+but a task retried after a commit it could not report would write twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from seaway.spark.kafka.options import SinkOptions
+from seaway.spark.kafka.writer import KafkaCommitMessage, KafkaTaskWriter, TrackedProducer
+
+log = logging.getLogger(__name__)
+
+__all__ = ["write_in_transaction"]
+
+_TIMEOUT_S = 60.0
+
+
+def _committed_batch(options: SinkOptions, group: str, topic: str) -> int:
+    """The offset this task's group committed (batch id + 1 of its last batch), or -1."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({**options.kafka_params, "bootstrap.servers": options.bootstrap_servers})
+    request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, 0)])
+    deadline = time.monotonic() + _TIMEOUT_S
+    while True:
+        try:
+            result = admin.list_consumer_group_offsets([request], require_stable=True)[
+                group
+            ].result(_TIMEOUT_S)
+            return max((tp.offset for tp in result.topic_partitions), default=-1)
+        except KafkaException as e:
+            # UNSTABLE_OFFSET_COMMIT while an older attempt's commit is completing: wait.
+            if time.monotonic() > deadline or not e.args[0].retriable():
+                raise
+            time.sleep(0.1)
+
+
+def _first_topic(options: SinkOptions, batches: list[pa.RecordBatch]) -> str | None:
+    if options.topic:
+        return options.topic
+    for batch in batches:
+        names = {n.lower(): i for i, n in enumerate(batch.schema.names)}
+        for topic in batch.column(names["topic"]).to_pylist():
+            if topic is not None:
+                return str(topic)
+    return None
+
+
+def write_in_transaction(
+    options: SinkOptions, iterator: Iterator[pa.RecordBatch], context: Any
+) -> KafkaCommitMessage:
+    from confluent_kafka import Consumer, TopicPartition
+
+    task = context.partitionId() if context else 0
+    raw_batch = context.getLocalProperty("streaming.sql.batchId") if context else None
+    query = context.getLocalProperty("sql.streaming.queryId") if context else None
+    batch_id = int(raw_batch) if raw_batch is not None else -1
+    transactional_id = f"{options.transactional_id_prefix}-{query or 'batch'}-{task}"
+    tracked = TrackedProducer({**options.producer_config(), "transactional.id": transactional_id})
+    producer = tracked.producer
+    producer.init_transactions(_TIMEOUT_S)  # fences older attempts, aborts their open work
+    # Take the first batch to learn the marker topic; later batches stream through.
+    pending: list[pa.RecordBatch] = []
+    for batch in iterator:
+        pending.append(batch)
+        if batch.num_rows:
+            break
+    marker_topic = _first_topic(options, pending)
+    if marker_topic is None:  # no rows at all in this task
+        return KafkaCommitMessage(0, task)
+    if batch_id >= 0 and _committed_batch(options, transactional_id, marker_topic) > batch_id:
+        log.info(
+            "Batch %d task %d already committed by an earlier attempt; skipping", batch_id, task
+        )
+        for _ in iterator:
+            pass
+        return KafkaCommitMessage(0, task, skipped=True)
+    writer = KafkaTaskWriter(options, tracked)
+    producer.begin_transaction()
+    try:
+        for batch in pending:
+            writer.write(batch)
+        for batch in iterator:
+            writer.write(batch)
+        records = writer.finish()
+        if batch_id >= 0:
+            group = Consumer(
+                {
+                    "bootstrap.servers": options.bootstrap_servers,
+                    **options.kafka_params,
+                    "group.id": transactional_id,
+                }
+            )
+            try:
+                producer.send_offsets_to_transaction(
+                    [TopicPartition(marker_topic, 0, batch_id + 1)],
+                    group.consumer_group_metadata(),
+                    _TIMEOUT_S,
+                )
+            finally:
+                group.close()
+        producer.commit_transaction(_TIMEOUT_S)
+    except BaseException:
+        try:
+            producer.abort_transaction(_TIMEOUT_S)
+        except Exception:  # fenced or fatal: the coordinator aborts it anyway
+            log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
+        raise
+    return KafkaCommitMessage(records, task)
