@@ -142,6 +142,32 @@ def process_cpu_seconds(pid: int) -> float:
     return (utime + stime) / os.sysconf("SC_CLK_TCK")
 
 
+def process_tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds of ``pid`` and every live descendant, plus the children they have reaped.
+
+    For a process that forks workers (a Spark JVM and its Python workers): each live
+    process counts its own user + system time and its ``cutime`` + ``cstime``, which hold
+    what its exited (and waited-for) children used, so nothing is counted twice.
+    """
+    children: dict[int, list[int]] = {}
+    times: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # the process exited while we looked
+            continue
+        fields = text.rsplit(")", 1)[1].split()
+        child = int(stat.parent.name)
+        children.setdefault(int(fields[1]), []).append(child)
+        times[child] = sum(int(value) for value in fields[11:15])
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        total += times.get(current, 0)
+        pending.extend(children.get(current, ()))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def own_cpu_seconds() -> float:
     """User + system CPU seconds of this (client) process, librdkafka threads included."""
     usage = resource.getrusage(resource.RUSAGE_SELF)

@@ -108,6 +108,11 @@ class SourceOptions:
     def consumer_config(self) -> dict[str, Any]:
         """librdkafka settings for reading: the user's ``kafka.*`` plus what the source owns."""
         return {
+            # Ranges are read from data already in the log: don't pause once 100k records
+            # are queued (librdkafka's default backoff is a second), and don't let the broker
+            # hold a fetch at the log end for long. Both can be overridden with kafka.*.
+            "fetch.queue.backoff.ms": 10,
+            "fetch.wait.max.ms": 20,
             **self.kafka_params,
             "bootstrap.servers": self.bootstrap_servers,
             "group.id": self.group_id,

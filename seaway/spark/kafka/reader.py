@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,8 +30,12 @@ BATCH_BYTES = 16 << 20
 _TIMESTAMP_TYPE = pa.timestamp("us", tz="UTC")
 
 # One consumer per client config per Python worker, reused across tasks and micro-batches
-# (Spark reuses its Python workers), as Spark's JVM source pools its consumers.
-_CONSUMERS: dict[tuple[tuple[str, Any], ...], Consumer] = {}
+# (Spark reuses its Python workers), as Spark's JVM source pools its consumers. Executor
+# consumers only assign() and never commit, so the per-query group id is left out of the
+# key: queries share them. The pool is bounded; the least recently used is closed.
+_CONSUMERS: OrderedDict[tuple[tuple[str, Any], ...], Consumer] = OrderedDict()
+_POOL_SIZE = 8
+_EXECUTOR_GROUP = "seaway-spark-executor"
 
 
 class DataLossError(RuntimeError):
@@ -38,10 +43,17 @@ class DataLossError(RuntimeError):
 
 
 def _consumer(options: SourceOptions) -> Consumer:
-    key = tuple(sorted(options.consumer_config().items()))
+    config = options.consumer_config()
+    if "group.id" not in options.kafka_params:
+        config["group.id"] = _EXECUTOR_GROUP
+    key = tuple(sorted(config.items()))
     consumer = _CONSUMERS.get(key)
     if consumer is None:
-        consumer = _CONSUMERS[key] = Consumer(dict(key))
+        consumer = _CONSUMERS[key] = Consumer(config)
+        while len(_CONSUMERS) > _POOL_SIZE:
+            _, evicted = _CONSUMERS.popitem(last=False)
+            evicted.close()
+    _CONSUMERS.move_to_end(key)
     return consumer
 
 

@@ -167,7 +167,7 @@ class KafkaTaskWriter:
                     produce(topic, values[i], keys[i], **extra)
                     break
                 except BufferError:
-                    poll(0.05)
+                    poll(0.005)
         poll(0)
         self.records += n
 
