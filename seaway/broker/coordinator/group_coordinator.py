@@ -252,8 +252,10 @@ class GroupCoordinator:
         if not group_id:
             raise KafkaError(ErrorCode.invalid_group_id)
         group = self.groups.get(group_id)
-        if generation >= 0 and member_id and group is not None and group.members:
-            group.validate_member(member_id, generation)  # KIP-447 fencing of zombies
+        if generation >= 0 or member_id:  # KIP-447: fence zombies of the consumer group
+            if group is None or group.state == GroupState.DEAD:
+                raise KafkaError(ErrorCode.unknown_member_id, f"group {group_id} has no members")
+            group.validate_member(member_id, generation)
         results: dict[tuple[str, int], ErrorCode] = {}
         staged: list[tuple[str, int, CommittedOffset]] = []
         for topic, partition, offset, epoch, metadata in offsets:

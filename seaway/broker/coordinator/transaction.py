@@ -52,6 +52,7 @@ class TxnMetadata:
     groups: set[str] = field(default_factory=set)
     start_ms: int = -1
     update_ms: int = 0
+    last_epoch: int = -1  # the epoch before the latest bump (KIP-360 retries)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -63,6 +64,7 @@ class TxnMetadata:
             "groups": sorted(self.groups),
             "start_ms": self.start_ms,
             "update_ms": self.update_ms,
+            "last_epoch": self.last_epoch,
         }
 
     @classmethod
@@ -77,6 +79,7 @@ class TxnMetadata:
             set(d["groups"]),  # type: ignore[arg-type]
             int(d["start_ms"]),  # type: ignore[arg-type]
             int(d["update_ms"]),  # type: ignore[arg-type]
+            int(d.get("last_epoch", -1)),  # type: ignore[arg-type]
         )
 
 
@@ -113,8 +116,19 @@ class TransactionCoordinator:
 
     # -- producer ids ----------------------------------------------------------------------
 
-    def init_producer_id(self, transactional_id: str, timeout_ms: int) -> tuple[int, int]:
-        """A fresh epoch for ``transactional_id``, fencing older producers; aborts what is open."""
+    def init_producer_id(
+        self,
+        transactional_id: str,
+        timeout_ms: int,
+        expected: tuple[int, int] | None = None,
+        version: int = 0,
+    ) -> tuple[int, int]:
+        """A fresh epoch for ``transactional_id``, fencing older producers; aborts what is open.
+
+        ``expected`` is the (producer id, epoch) a v3+ client sends to bump its own epoch
+        (KIP-360): allowed only from the current epoch, answered with the current epoch when
+        it is a retry from the previous one, fenced otherwise.
+        """
         if not 0 < timeout_ms <= self.max_timeout_ms:
             raise KafkaError(
                 ErrorCode.invalid_transaction_timeout,
@@ -127,12 +141,27 @@ class TransactionCoordinator:
             self.txns[transactional_id] = meta
             self._save(meta)
             return meta.producer_id, meta.producer_epoch
+        if expected is not None and expected[0] >= 0:
+            pid, epoch = expected
+            if (
+                pid == meta.producer_id
+                and epoch == meta.last_epoch
+                and meta.state != TxnState.ONGOING
+            ):
+                return meta.producer_id, meta.producer_epoch  # a retry of the bump it asked for
+            if pid != meta.producer_id or epoch != meta.producer_epoch:
+                raise KafkaError(
+                    ErrorCode.producer_fenced if version >= 4 else ErrorCode.invalid_producer_epoch,
+                    f"producer {pid} epoch {epoch} of {transactional_id} was fenced by epoch "
+                    f"{meta.producer_epoch}",
+                )
         if meta.state == TxnState.ONGOING:
             log.info("Aborting open transaction of %s: a new producer took over", transactional_id)
             self._bump_epoch(meta)
             self._end(meta, commit=False)
         self._bump_epoch(meta)
         meta.timeout_ms = timeout_ms
+        meta.start_ms = -1
         meta.state = TxnState.EMPTY
         meta.partitions.clear()
         meta.groups.clear()
@@ -140,6 +169,7 @@ class TransactionCoordinator:
         return meta.producer_id, meta.producer_epoch
 
     def _bump_epoch(self, meta: TxnMetadata) -> None:
+        meta.last_epoch = meta.producer_epoch
         if meta.producer_epoch + 1 >= MAX_EPOCH:
             meta.producer_id, meta.producer_epoch = self.producer_ids.next_id(), 0
         else:
@@ -148,7 +178,12 @@ class TransactionCoordinator:
     # -- transaction steps -----------------------------------------------------------------
 
     def _validate(
-        self, transactional_id: str, producer_id: int, epoch: int, version: int
+        self,
+        transactional_id: str,
+        producer_id: int,
+        epoch: int,
+        version: int,
+        fenced_from: int = 2,
     ) -> TxnMetadata:
         meta = self.txns.get(transactional_id)
         if meta is None or meta.producer_id != producer_id:
@@ -157,7 +192,11 @@ class TransactionCoordinator:
                 f"producer id {producer_id} does not belong to transactional id {transactional_id}",
             )
         if epoch != meta.producer_epoch:
-            code = ErrorCode.producer_fenced if version >= 2 else ErrorCode.invalid_producer_epoch
+            code = (
+                ErrorCode.producer_fenced
+                if version >= fenced_from
+                else ErrorCode.invalid_producer_epoch
+            )
             raise KafkaError(
                 code,
                 f"epoch {epoch} of {transactional_id} was fenced by epoch {meta.producer_epoch}",
@@ -200,7 +239,7 @@ class TransactionCoordinator:
         self, transactional_id: str, producer_id: int, epoch: int, group_id: str, version: int
     ) -> None:
         """TxnOffsetCommit comes from the producer of an open transaction with that group."""
-        meta = self._validate(transactional_id, producer_id, epoch, version)
+        meta = self._validate(transactional_id, producer_id, epoch, version, fenced_from=3)
         if meta.state != TxnState.ONGOING or group_id not in meta.groups:
             raise KafkaError(
                 ErrorCode.invalid_txn_state,

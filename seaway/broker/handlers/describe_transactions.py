@@ -26,7 +26,7 @@ async def describe_transactions(ctx: RequestContext) -> Any:
                     transactional_id=txn_id,
                     transaction_state="",
                     transaction_timeout=ZERO,
-                    transaction_start_time=datetime.datetime.fromtimestamp(0, tz=datetime.UTC),
+                    transaction_start_time=datetime.datetime.fromtimestamp(-0.001, tz=datetime.UTC),
                     producer_id=-1,
                     producer_epoch=-1,
                     topics=(),
@@ -44,7 +44,7 @@ async def describe_transactions(ctx: RequestContext) -> Any:
                 transaction_state=meta.state.value,
                 transaction_timeout=datetime.timedelta(milliseconds=meta.timeout_ms),
                 transaction_start_time=datetime.datetime.fromtimestamp(
-                    max(meta.start_ms, 0) / 1000, tz=datetime.UTC
+                    meta.start_ms / 1000, tz=datetime.UTC
                 ),
                 producer_id=meta.producer_id,
                 producer_epoch=meta.producer_epoch,

@@ -23,7 +23,12 @@ async def init_producer_id(ctx: RequestContext) -> Any:
             pid, epoch = ctx.broker.producer_ids.next_id(), 0
         else:
             timeout_ms = int(req.transaction_timeout.total_seconds() * 1000)
-            pid, epoch = ctx.broker.transactions.init_producer_id(req.transactional_id, timeout_ms)
+            expected = None
+            if ctx.version >= 3:
+                expected = (req.producer_id, req.producer_epoch)
+            pid, epoch = ctx.broker.transactions.init_producer_id(
+                req.transactional_id, timeout_ms, expected, ctx.version
+            )
     except KafkaError as e:
         code = e.code
     return make(
