@@ -14,6 +14,7 @@ seam where a transactional writer (exactly-once, per task) takes over.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -173,8 +174,13 @@ class KafkaTaskWriter:
 
     def finish(self) -> int:
         """Wait for every acknowledgement; raise if any record failed."""
-        remaining = self.producer.flush(_FLUSH_TIMEOUT_S)
-        if remaining:
+        deadline = time.monotonic() + _FLUSH_TIMEOUT_S
+        remaining = self.producer.flush(0.5)
+        # Stop waiting at the first error: a transactional producer in error keeps the rest
+        # queued until the transaction is aborted.
+        while remaining and not self.errors and time.monotonic() < deadline:
+            remaining = self.producer.flush(0.5)
+        if remaining and not self.errors:
             self.errors.append(f"{remaining} records not acknowledged within {_FLUSH_TIMEOUT_S}s")
         if self.errors:
             raise DeliveryError(
