@@ -1,0 +1,1 @@
+"""The Connect runtime: workers, herders, state stores."""
