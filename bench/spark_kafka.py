@@ -6,6 +6,7 @@ Run from the repository root::
     .venv/bin/python -m bench.spark_kafka --quick     # 200,000 records
     .venv/bin/python -m bench.spark_kafka --json bench/out/spark_kafka.json
     .venv/bin/python -m bench.spark_kafka --source-option kafka.fetch.wait.max.ms=10
+    .venv/bin/python -m bench.spark_kafka --sink-option kafka.reconnect.backoff.ms=10
 
 Phases (progress on stderr, results on stdout):
 
@@ -14,22 +15,30 @@ Phases (progress on stderr, results on stdout):
    with confluent-kafka.
 2. A SparkSession on ``local[--cores]`` with ``format("kafka")`` resolving to Seaway's
    source, then a warm-up that is not measured: one ``availableNow`` read into ``noop`` and
-   one topic-to-topic copy of a small topic, so JVM start, Python worker start and first-use
-   code paths stay out of the figures.
+   two topic-to-topic copies of a small topic (at-least-once, exactly-once), so JVM start,
+   Python worker start and first-use code paths stay out of the figures.
 3. Read: ``readStream.format("kafka")`` with ``trigger(availableNow=True)`` into the ``noop``
    sink, next to a plain loop (one Consumer, every partition assigned from the beginning,
    ``consume(num_messages=10000)``, key/value/offset/timestamp of each record touched).
 4. Copy: the same stream, ``selectExpr("key", "value")``, written with
-   ``writeStream.format("kafka")`` to a second topic, next to a plain consume + produce loop
-   (linger.ms=5, batch.size=1000000, flush at the end) into a third; both destinations must
-   then hold exactly ``--records`` records (sum of high - low watermarks).
+   ``writeStream.format("kafka")`` to a second topic (at-least-once), then the same again with
+   the sink option ``exactlyOnce=true`` to a third (every task writes its part of the batch in
+   one Kafka transaction), next to a plain consume + produce loop (linger.ms=5,
+   batch.size=1000000, flush at the end) into a fourth. The at-least-once and plain
+   destinations must then hold exactly ``--records`` records (sum of high - low watermarks);
+   the exactly-once one must yield exactly ``--records`` records to a ``read_committed``
+   consumer (counted record by record: its watermarks also count transaction markers).
 
 Spark figures come two ways: from the query progress (sum of ``numInputRows`` over the sum of
 ``durationMs.triggerExecution``) and from wall time around ``start()`` ..
 ``awaitTermination()``, query start included. "Per core" divides Spark's rate by its cores
-(``--cores``) and the plain loop's by one. The last stdout line is a JSON document with every
-figure (also written to ``--json``). ``--source-option`` passes extra options to the Spark
-source (``kafka.*`` ones reach its librdkafka consumers), to try client settings.
+(``--cores``) and the plain loop's by one. The exactly-once copy is also compared with the
+at-least-once Spark copy (target: >= 0.7x its rate, by progress). The last stdout line is a
+JSON document with every figure (also written to ``--json``). ``--source-option`` passes
+extra options to the Spark source (``kafka.*`` ones reach its librdkafka consumers) and
+``--sink-option`` to the Kafka sink of both Spark copies (``kafka.*`` ones reach its
+producers and, exactly-once, its admin client and group metadata consumer), to try client
+settings.
 """
 
 from __future__ import annotations
@@ -51,7 +60,14 @@ from typing import Any
 
 import confluent_kafka
 import pyspark
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import (
+    OFFSET_BEGINNING,
+    Consumer,
+    KafkaError,
+    KafkaException,
+    Producer,
+    TopicPartition,
+)
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
@@ -66,6 +82,11 @@ QUICK_RECORDS = 200_000
 WARMUP_RECORDS = 20_000
 #: The issue's target: Spark's read rate per core used >= this times the plain loop's.
 PER_CORE_TARGET = 0.8
+#: The exactly-once copy's target: its rate >= this times the at-least-once Spark copy's.
+EXACTLY_ONCE_TARGET = 0.7
+
+#: Sink options of the exactly-once copy (one Kafka transaction per task and batch).
+EXACTLY_ONCE_SINK_OPTIONS = {"exactlyOnce": "true"}
 
 SPARK_CONFIG = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"}
 
@@ -180,8 +201,14 @@ class Results:
     spark_read: SparkRun | None = None
     plain_read: PlainRun | None = None
     spark_copy: SparkRun | None = None
+    exactly_once_copy: SparkRun | None = None
     plain_copy: PlainRun | None = None
+    #: Sum of high - low watermarks of the at-least-once and plain destinations.
     destination_counts: dict[str, int] = field(default_factory=dict)
+    #: Records a read_committed consumer reads from the exactly-once destination.
+    exactly_once_committed: int | None = None
+    #: Its high - low watermarks: records plus transaction markers (plus aborted records).
+    exactly_once_watermarks: int | None = None
     errors: list[str] = field(default_factory=list)
 
 
@@ -224,12 +251,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="extra Spark Kafka source option, e.g. kafka.fetch.wait.max.ms=10 (repeatable)",
     )
+    add(
+        "--sink-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra Spark Kafka sink option for both Spark copies, e.g. "
+        "kafka.reconnect.backoff.ms=10 (repeatable)",
+    )
     add("--data-root", type=Path, help="parent of the run's data directory (default $TMPDIR)")
     add("--keep-data", action="store_true", help="keep the data directory afterwards")
     add("--json", type=Path, metavar="PATH", help="also write the JSON result to PATH")
     args = parser.parse_args(argv)
     args.records = args.records or (QUICK_RECORDS if args.quick else DEFAULT_RECORDS)
     args.source_options = parse_overrides(args.source_option)
+    args.sink_options = parse_overrides(args.sink_option)
     args.master = f"local[{args.cores}]"
     return args
 
@@ -289,18 +325,29 @@ def start_copy(
     destination: str,
     options: dict[str, str],
     checkpoint: Path,
+    sink_options: dict[str, str] | None = None,
 ) -> StreamingQuery:
-    """Start an ``availableNow`` copy of ``source``'s keys and values into ``destination``."""
+    """Start an ``availableNow`` copy of ``source``'s keys and values into ``destination``.
+
+    ``sink_options`` go to the Kafka sink (see :func:`sink_options`).
+    """
     return (
         kafka_stream(spark, bootstrap, source, options)
         .selectExpr("key", "value")
         .writeStream.format("kafka")
         .option("kafka.bootstrap.servers", bootstrap)
         .option("topic", destination)
+        .options(**(sink_options or {}))
         .option("checkpointLocation", str(checkpoint))
         .trigger(availableNow=True)
         .start()
     )
+
+
+def sink_options(args: argparse.Namespace, exactly_once: bool) -> dict[str, str]:
+    """The Kafka sink options of a Spark copy: ``--sink-option`` values, plus
+    ``EXACTLY_ONCE_SINK_OPTIONS`` for the exactly-once one."""
+    return {**args.sink_options, **(EXACTLY_ONCE_SINK_OPTIONS if exactly_once else {})}
 
 
 def run_query(start: Callable[[], StreamingQuery], watch: CpuWatch) -> SparkRun:
@@ -447,6 +494,51 @@ def topic_records(bootstrap: str, topic: str, partitions: int) -> int:
         consumer.close()
 
 
+def committed_records(
+    bootstrap: str, topic: str, partitions: int, idle_timeout: float = 30.0
+) -> int:
+    """Records a ``read_committed`` consumer reads from ``topic``, counted one by one.
+
+    Reads every partition from the beginning until each reports end of partition, which
+    librdkafka does at the last stable offset under read_committed; transaction markers and
+    aborted records are never delivered, so they are not counted (watermarks count both).
+    """
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": unique_name("bench"),
+            **CONSUMER_CONFIG,
+            "isolation.level": "read_committed",
+            "enable.partition.eof": True,
+        }
+    )
+    records = 0
+    at_end: set[int] = set()
+    try:
+        assign_from_beginning(consumer, topic, partitions)
+        last_progress = time.monotonic()
+        while len(at_end) < partitions:
+            batch = consumer.consume(num_messages=CONSUME_BATCH, timeout=0.5)
+            for message in batch:
+                error = message.error()
+                if error is None:
+                    records += 1
+                elif error.code() == KafkaError._PARTITION_EOF:
+                    at_end.add(message.partition())
+                else:
+                    raise KafkaException(error)
+            if batch:
+                last_progress = time.monotonic()
+            elif time.monotonic() - last_progress > idle_timeout:
+                raise TimeoutError(
+                    f"read_committed count of {topic} stalled at {records:,} records, "
+                    f"{len(at_end)}/{partitions} partitions at their end"
+                )
+    finally:
+        consumer.close()
+    return records
+
+
 # --------------------------------------------------------------------------- phases
 
 
@@ -488,9 +580,10 @@ def check_count(results: Results, what: str, found: int, expected: int) -> None:
 
 
 def warm_up(spark: SparkSession, bootstrap: str, args: argparse.Namespace, root: Path) -> float:
-    """Run a small read and a small copy, unmeasured; return how long they took."""
+    """Run a small read and small copies (both sink modes), unmeasured; return the time."""
     source, destination = unique_name("warmup"), unique_name("warmup-copy")
-    create_topics(bootstrap, [source, destination], args.partitions)
+    eos_destination = unique_name("warmup-eos")
+    create_topics(bootstrap, [source, destination, eos_destination], args.partitions)
     produce(
         bootstrap,
         [(source, p) for p in range(args.partitions)],
@@ -501,7 +594,22 @@ def warm_up(spark: SparkSession, bootstrap: str, args: argparse.Namespace, root:
     for start in (
         lambda: start_read(spark, bootstrap, source, args.source_options, root / "ck-warm-read"),
         lambda: start_copy(
-            spark, bootstrap, source, destination, args.source_options, root / "ck-warm-copy"
+            spark,
+            bootstrap,
+            source,
+            destination,
+            args.source_options,
+            root / "ck-warm-copy",
+            sink_options(args, exactly_once=False),
+        ),
+        lambda: start_copy(
+            spark,
+            bootstrap,
+            source,
+            eos_destination,
+            args.source_options,
+            root / "ck-warm-eos",
+            sink_options(args, exactly_once=True),
         ),
     ):
         start().awaitTermination()
@@ -510,10 +618,11 @@ def warm_up(spark: SparkSession, bootstrap: str, args: argparse.Namespace, root:
 
 @dataclass(frozen=True)
 class Topics:
-    """The run's input topic and the two copy destinations."""
+    """The run's input topic and the three copy destinations."""
 
     source: str
     spark_copy: str
+    exactly_once_copy: str
     plain_copy: str
 
 
@@ -526,7 +635,7 @@ def measure(
     root: Path,
     results: Results,
 ) -> None:
-    """Spark read, plain read, Spark copy, plain copy, in that order; fill ``results``."""
+    """Spark read, plain read, Spark copy (at-least-once, exactly-once), plain copy."""
     options = args.source_options
     steps: list[tuple[str, str, Callable[[], Any]]] = [
         (
@@ -547,7 +656,29 @@ def measure(
             "spark_copy",
             lambda: run_query(
                 lambda: start_copy(
-                    spark, bootstrap, topics.source, topics.spark_copy, options, root / "ck-copy"
+                    spark,
+                    bootstrap,
+                    topics.source,
+                    topics.spark_copy,
+                    options,
+                    root / "ck-copy",
+                    sink_options(args, exactly_once=False),
+                ),
+                watch(),
+            ),
+        ),
+        (
+            "Spark copy exactly-once",
+            "exactly_once_copy",
+            lambda: run_query(
+                lambda: start_copy(
+                    spark,
+                    bootstrap,
+                    topics.source,
+                    topics.exactly_once_copy,
+                    options,
+                    root / "ck-copy-eos",
+                    sink_options(args, exactly_once=True),
                 ),
                 watch(),
             ),
@@ -583,10 +714,15 @@ def run_all(args: argparse.Namespace, root: Path, results: Results) -> None:
         bootstrap = broker.bootstrap_servers
         progress(f"broker: listening on {bootstrap} (pid {broker.pid})")
         topics = Topics(
-            unique_name("spark-src"), unique_name("spark-dst"), unique_name("plain-dst")
+            unique_name("spark-src"),
+            unique_name("spark-dst"),
+            unique_name("spark-eos-dst"),
+            unique_name("plain-dst"),
         )
         create_topics(
-            bootstrap, [topics.source, topics.spark_copy, topics.plain_copy], args.partitions
+            bootstrap,
+            [topics.source, topics.spark_copy, topics.exactly_once_copy, topics.plain_copy],
+            args.partitions,
         )
         progress(f"producing {args.records:,} x {args.value_size} B records to {topics.source}")
         destinations = [(topics.source, p) for p in range(args.partitions)]
@@ -613,6 +749,28 @@ def run_all(args: argparse.Namespace, root: Path, results: Results) -> None:
             results.destination_counts[label] = count
             progress(f"{label}: {topic} holds {count:,} records")
             check_count(results, f"{label} destination {topic}", count, args.records)
+        verify_exactly_once(bootstrap, topics.exactly_once_copy, args, results)
+
+
+def verify_exactly_once(
+    bootstrap: str, topic: str, args: argparse.Namespace, results: Results
+) -> None:
+    """Count the exactly-once destination's records as a read_committed reader sees them."""
+    label = "Spark copy exactly-once"
+    results.exactly_once_watermarks = topic_records(bootstrap, topic, args.partitions)
+    count = attempt(
+        results.errors,
+        f"{label} read_committed count",
+        lambda: committed_records(bootstrap, topic, args.partitions),
+    )
+    if count is None:
+        return
+    results.exactly_once_committed = count
+    progress(
+        f"{label}: {topic} yields {count:,} records to a read_committed reader "
+        f"(high - low watermarks {results.exactly_once_watermarks:,})"
+    )
+    check_count(results, f"{label} destination {topic} (read_committed)", count, args.records)
 
 
 # --------------------------------------------------------------------------- report
@@ -624,6 +782,7 @@ def build_rows(results: Results, cores: int) -> list[Row]:
     for label, spark, plain in (
         ("read -> noop", results.spark_read, results.plain_read),
         ("copy topic -> topic", results.spark_copy, results.plain_copy),
+        ("copy exactly-once", results.exactly_once_copy, results.plain_copy),
     ):
         plain_rate = plain.rate if plain else None
         progress_rate = spark.progress_rate if spark else None
@@ -688,6 +847,17 @@ def per_core_ratios(results: Results, cores: int) -> dict[str, float] | None:
     }
 
 
+def exactly_once_ratios(results: Results) -> dict[str, float] | None:
+    """The exactly-once Spark copy's rate over the at-least-once one's, by progress and wall."""
+    eos, alo = results.exactly_once_copy, results.spark_copy
+    if eos is None or alo is None or not alo.progress_rate:
+        return None
+    return {
+        "progress": eos.progress_rate / alo.progress_rate,
+        "wall": eos.wall_rate / alo.wall_rate,
+    }
+
+
 def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> None:
     """Print the human-readable report to stdout."""
     print(
@@ -697,18 +867,26 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
         f"{confluent_kafka.libversion()[0]}), {os.cpu_count()} CPUs on this host"
     )
     print(
-        f"warm-up first, not measured: an availableNow read into noop and a copy of "
-        f"{args.warmup_records:,} records ({fmt(results.warmup_seconds)} s)"
+        f"warm-up first, not measured: an availableNow read into noop and two copies "
+        f"(at-least-once, exactly-once) of {args.warmup_records:,} records "
+        f"({fmt(results.warmup_seconds)} s)"
     )
     if args.source_options:
         print(f"extra source options: {args.source_options}")
+    if args.sink_options:
+        print(f"extra sink options (both Spark copies): {args.sink_options}")
     print(render_table(rows))
     print(
         "progress = sum numInputRows / sum durationMs.triggerExecution; wall = start() .. "
         "awaitTermination(), query start included; plain loops: client creation .. last "
-        f"record (copy: .. flush). Per core: Spark / {args.cores}, plain loop / 1."
+        f"record (copy: .. flush). Per core: Spark / {args.cores}, plain loop / 1. "
+        f"copy exactly-once: sink option {EXACTLY_ONCE_SINK_OPTIONS}."
     )
-    for name, run in (("Spark read", results.spark_read), ("Spark copy", results.spark_copy)):
+    for name, run in (
+        ("Spark read", results.spark_read),
+        ("Spark copy", results.spark_copy),
+        ("Spark copy exactly-once", results.exactly_once_copy),
+    ):
         if run is not None:
             print(f"{name}: {describe_spark(run, args.cores)}")
     ratios = per_core_ratios(results, args.cores)
@@ -718,9 +896,24 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
             f"target: Spark read per core used >= {PER_CORE_TARGET}x the plain loop: "
             f"{ratios['progress']:.3f}x by progress, {ratios['wall']:.3f}x by wall time: {verdict}"
         )
+    eos = exactly_once_ratios(results)
+    if eos is not None:
+        verdict = "PASS" if eos["progress"] >= EXACTLY_ONCE_TARGET else "FAIL"
+        print(
+            f"target: exactly-once Spark copy >= {EXACTLY_ONCE_TARGET}x the at-least-once one: "
+            f"{eos['progress']:.3f}x by progress, {eos['wall']:.3f}x by wall time: {verdict}"
+        )
     counts = ", ".join(f"{k} {v:,}" for k, v in results.destination_counts.items())
     if counts:
         print(f"destination topics (high - low watermarks): {counts}")
+    if results.exactly_once_committed is not None:
+        watermarks = results.exactly_once_watermarks or 0
+        print(
+            f"exactly-once destination: {results.exactly_once_committed:,} records for a "
+            f"read_committed reader (expected {args.records:,}); high - low watermarks "
+            f"{watermarks:,}, i.e. {watermarks - results.exactly_once_committed:,} transaction "
+            "markers or aborted records"
+        )
     for message in results.errors:
         print(f"ERROR {message}")
 
@@ -743,6 +936,7 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
         return None if run is None else {**asdict(run), "records_per_s": run.rate}
 
     ratios = per_core_ratios(results, args.cores)
+    eos = exactly_once_ratios(results)
     return {
         "benchmark": "bench/spark_kafka.py",
         "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -761,9 +955,11 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
             "cores": args.cores,
             "spark": SPARK_CONFIG,
             "source_options": args.source_options,
+            "sink_options": args.sink_options,
             "warmup_records": args.warmup_records,
             "consumer": dict(CONSUMER_CONFIG),
             "copy_producer": dict(COPY_PRODUCER_CONFIG),
+            "exactly_once_sink_options": EXACTLY_ONCE_SINK_OPTIONS,
             "quick": args.quick,
         },
         "rows": [
@@ -781,13 +977,22 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
         "spark_read": spark_json(results.spark_read),
         "plain_read": plain_json(results.plain_read),
         "spark_copy": spark_json(results.spark_copy),
+        "exactly_once_copy": spark_json(results.exactly_once_copy),
         "plain_copy": plain_json(results.plain_copy),
         "destination_counts": results.destination_counts,
+        "exactly_once_read_committed_records": results.exactly_once_committed,
+        "exactly_once_watermarks": results.exactly_once_watermarks,
         "target": {
             "per_core_ratio_min": PER_CORE_TARGET,
             "per_core_ratio_progress": ratios["progress"] if ratios else None,
             "per_core_ratio_wall": ratios["wall"] if ratios else None,
             "pass": None if ratios is None else ratios["progress"] >= PER_CORE_TARGET,
+        },
+        "exactly_once_target": {
+            "ratio_min": EXACTLY_ONCE_TARGET,
+            "ratio_progress": eos["progress"] if eos else None,
+            "ratio_wall": eos["wall"] if eos else None,
+            "pass": None if eos is None else eos["progress"] >= EXACTLY_ONCE_TARGET,
         },
         "errors": results.errors,
     }

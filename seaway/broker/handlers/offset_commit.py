@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
-from seaway.broker.protocol.errors import KafkaError
+from seaway.broker.protocol.errors import ErrorCode, KafkaError
 from seaway.broker.protocol.framing import make, nested
 
 
@@ -13,7 +13,17 @@ from seaway.broker.protocol.framing import make, nested
 async def offset_commit(ctx: RequestContext) -> Any:
     req = ctx.request
     generation = getattr(req, "generation_id_or_member_epoch", getattr(req, "generation_id", -1))
-    offsets = [
+    offsets = requested_offsets(req)
+    try:
+        codes = ctx.broker.groups.commit_offsets(req.group_id, generation, req.member_id, offsets)
+    except KafkaError as e:
+        codes = {(t, p): e.code for t, p, *_ in offsets}
+    return commit_response(ctx, "OffsetCommit", offsets, codes)
+
+
+def requested_offsets(req: Any) -> list[tuple[str, int, int, int, str | None]]:
+    """``(topic, partition, offset, leader epoch, metadata)`` of an (Txn)OffsetCommit."""
+    return [
         (
             t.name,
             p.partition_index,
@@ -24,29 +34,37 @@ async def offset_commit(ctx: RequestContext) -> Any:
         for t in req.topics
         for p in t.partitions
     ]
-    try:
-        codes = ctx.broker.groups.commit_offsets(req.group_id, generation, req.member_id, offsets)
-    except KafkaError as e:
-        codes = {(t, p): e.code for t, p, *_ in offsets}
+
+
+def commit_response(
+    ctx: RequestContext,
+    api: str,
+    offsets: list[tuple[str, int, int, int, str | None]],
+    codes: dict[tuple[str, int], ErrorCode],
+) -> Any:
+    """The per-partition answer of OffsetCommit or TxnOffsetCommit (``api``)."""
     resp = ctx.response_class
-    topic_cls = nested(resp, "OffsetCommitResponseTopic")
-    part_cls = nested(resp, "OffsetCommitResponsePartition")
+    topic_cls = nested(resp, f"{api}ResponseTopic")
+    part_cls = nested(resp, f"{api}ResponsePartition")
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition, *_ in offsets:
+        by_topic.setdefault(topic, []).append(partition)
     return make(
         resp,
         throttle_time=ZERO,
         topics=tuple(
             make(
                 topic_cls,
-                name=t.name,
+                name=topic,
                 partitions=tuple(
                     make(
                         part_cls,
-                        partition_index=p.partition_index,
-                        error_code=codes[t.name, p.partition_index],
+                        partition_index=p,
+                        error_code=codes.get((topic, p), ErrorCode.none),
                     )
-                    for p in t.partitions
+                    for p in partitions
                 ),
             )
-            for t in req.topics
+            for topic, partitions in by_topic.items()
         ),
     )

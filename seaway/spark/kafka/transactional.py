@@ -39,12 +39,35 @@ __all__ = ["write_in_transaction"]
 _TIMEOUT_S = 60.0
 
 
+# One admin client per Python worker (it holds no transaction state), kept warm.
+_ADMINS: dict[tuple[tuple[str, Any], ...], Any] = {}
+
+
+def _client_config(options: SinkOptions) -> dict[str, Any]:
+    # librdkafka waits half of reconnect.backoff.ms (default 100) before it may connect to
+    # the broker named in the first metadata reply; per-task clients pay it every time.
+    return {
+        "reconnect.backoff.ms": 10,
+        **options.kafka_params,
+        "bootstrap.servers": options.bootstrap_servers,
+    }
+
+
+def _admin(options: SinkOptions) -> Any:
+    from confluent_kafka.admin import AdminClient
+
+    config = _client_config(options)
+    key = tuple(sorted(config.items()))
+    if key not in _ADMINS:
+        _ADMINS[key] = AdminClient(config)
+    return _ADMINS[key]
+
+
 def _committed_batch(options: SinkOptions, group: str, topic: str) -> int:
     """The offset this task's group committed (batch id + 1 of its last batch), or -1."""
     from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-    from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient({**options.kafka_params, "bootstrap.servers": options.bootstrap_servers})
+    admin = _admin(options)
     request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, 0)])
     deadline = time.monotonic() + _TIMEOUT_S
     while True:
@@ -81,8 +104,18 @@ def write_in_transaction(
     query = context.getLocalProperty("sql.streaming.queryId") if context else None
     batch_id = int(raw_batch) if raw_batch is not None else -1
     transactional_id = f"{options.transactional_id_prefix}-{query or 'batch'}-{task}"
-    tracked = TrackedProducer({**options.producer_config(), "transactional.id": transactional_id})
+    tracked = TrackedProducer(
+        {
+            "reconnect.backoff.ms": 10,
+            **options.producer_config(),
+            "transactional.id": transactional_id,
+        }
+    )
     producer = tracked.producer
+    # librdkafka asks for a producer id before any broker connection is up and then waits
+    # a fixed 500 ms to retry; two metadata requests make it connect to the broker first.
+    producer.list_topics(timeout=_TIMEOUT_S)
+    producer.list_topics(timeout=_TIMEOUT_S)
     producer.init_transactions(_TIMEOUT_S)  # fences older attempts, aborts their open work
     # Take the first batch to learn the marker topic; later batches stream through.
     pending: list[pa.RecordBatch] = []
