@@ -13,7 +13,6 @@ from typing import Any
 
 from seaway.config import (
     ConfigDef,
-    ConfigException,
     Importance,
     Range,
     Type,
@@ -290,11 +289,3 @@ class LogConfig:
             timestamp_before_max_ms=values["message.timestamp.before.max.ms"],
             timestamp_after_max_ms=values["message.timestamp.after.max.ms"],
         )
-
-
-def validate_topic_configs(overrides: Mapping[str, str | None]) -> None:
-    """Raise ConfigException naming the first unknown or invalid topic config."""
-    for name, value in overrides.items():
-        if name not in TOPIC_CONFIG_DEF.config_keys:
-            raise ConfigException(name, value, f"Unknown topic config name: {name}")
-    TOPIC_CONFIG_DEF.parse({k: v for k, v in overrides.items() if v is not None})

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import logging
-import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -349,10 +348,6 @@ class PartitionLog:
         if end is not None:
             self._read_hint = (end[0], segment, position + end[1])
 
-    def batches(self, start_offset: int = 0) -> Iterator[tuple[Segment, BatchHeader]]:
-        """Headers of every batch from the one holding ``start_offset`` on."""
-        return self._headers_from(start_offset)
-
     # -- timestamps ------------------------------------------------------------------------
 
     def offset_for_timestamp(self, timestamp: int, upper: int) -> tuple[int, int] | None:
@@ -459,7 +454,3 @@ class PartitionLog:
         return (
             f"PartitionLog({self.directory.name}, [{self.log_start_offset}, {self.log_end_offset}))"
         )
-
-    @staticmethod
-    def exists(directory: Path) -> bool:
-        return directory.is_dir() and any(os.scandir(directory))

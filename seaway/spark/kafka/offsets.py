@@ -7,7 +7,7 @@ compares offsets as JSON strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 __all__ = ["PartitionOffsets", "TopicPartition", "from_json_dict", "to_json_dict"]
 
@@ -26,7 +26,3 @@ def from_json_dict(value: Mapping[str, Mapping[str, int]] | None) -> PartitionOf
     if not value:
         return {}
     return {(t, int(p)): int(o) for t, parts in value.items() for p, o in parts.items()}
-
-
-def topics_of(partitions: Iterable[TopicPartition]) -> set[str]:
-    return {t for t, _ in partitions}

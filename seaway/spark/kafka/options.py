@@ -123,13 +123,6 @@ class SourceOptions:
             "log.connection.close": False,
         }
 
-    def describe(self) -> str:
-        if self.subscribe:
-            return f"Subscribe[{','.join(self.subscribe)}]"
-        if self.subscribe_pattern is not None:
-            return f"SubscribePattern[{self.subscribe_pattern}]"
-        return f"Assign[{json.dumps(self.assign, sort_keys=True)}]"
-
 
 @dataclass(frozen=True)
 class SinkOptions:
