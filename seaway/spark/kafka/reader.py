@@ -8,6 +8,7 @@ grow with the range.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import time
 from collections import OrderedDict
@@ -92,6 +93,24 @@ class _Columns:
             self.headers.append([{"key": k, "value": v} for k, v in headers] if headers else None)
         self.bytes += len(value) if value else 0
 
+    def extend(self, messages: list[Any], offsets: list[int]) -> None:
+        """Add a run of error-free messages at once (one C-level pass per field)."""
+        values = [m.value() for m in messages]
+        self.keys.extend([m.key() for m in messages])
+        self.values.extend(values)
+        self.offsets.extend(offsets)
+        stamps = [m.timestamp() for m in messages]
+        self.timestamps.extend([ts * 1000 if kind else None for kind, ts in stamps])
+        self.types.extend([kind - 1 for kind, _ in stamps])
+        if self.include_headers:
+            self.headers.extend(
+                [
+                    [{"key": k, "value": v} for k, v in headers] if headers else None
+                    for headers in (m.headers() for m in messages)
+                ]
+            )
+        self.bytes += sum(map(len, filter(None, values)))
+
     def flush(self) -> pa.RecordBatch:
         n = len(self.offsets)
         arrays = [
@@ -130,6 +149,20 @@ def read_range(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatc
                     )
                 continue
             last_progress = time.monotonic()
+            if not any([m.error() for m in messages]):  # the common case: only records
+                offsets = [m.offset() for m in messages]
+                past_end = offsets[-1] >= r.end
+                if past_end:
+                    keep = bisect.bisect_left(offsets, r.end)
+                    messages, offsets = messages[:keep], offsets[:keep]
+                if offsets:
+                    columns.extend(messages, offsets)
+                    position = offsets[-1] + 1
+                if past_end:
+                    position = r.end
+                if len(columns) >= BATCH_ROWS or columns.bytes >= BATCH_BYTES:
+                    yield columns.flush()
+                continue
             for message in messages:
                 error = message.error()
                 if error is not None:
