@@ -32,7 +32,7 @@ class Broker(Protocol):
 
 
 class SeawayBroker:
-    """Seaway, run as a subprocess through :class:`seaway.broker.process.BrokerProcess`."""
+    """Seaway, run as a subprocess through :class:`seaway.broker.BrokerProcess`."""
 
     name = "seaway"
 
@@ -44,7 +44,7 @@ class SeawayBroker:
     def start(self) -> tuple[str, int]:
         """Start ``python -m seaway broker`` on a free port with a fresh data directory."""
         # Imported here so that ``--only tansu`` works without Seaway being importable.
-        from seaway.broker.process import BrokerProcess
+        from seaway.broker import BrokerProcess
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
         process = BrokerProcess(data_dir=str(self.data_dir), port=0, config=self.config)
