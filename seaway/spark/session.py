@@ -48,8 +48,15 @@ def spark_session(
     # deployment says otherwise (PYSPARK_PYTHON, or an archive on a cluster).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name)
-    if master or (not os.environ.get("SPARK_MASTER_URL") and "spark.master" not in (config or {})):
-        builder = builder.master(master or DEFAULT_MASTER)
+    # Under spark-submit (which starts Python with PYSPARK_GATEWAY_PORT set) the master is
+    # already decided, as it is when the config names one; otherwise default to local mode.
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ or "spark.master" in (config or {})
+    if master or not submitted:
+        chosen = master or os.environ.get("MASTER", DEFAULT_MASTER)
+        if chosen.startswith("local"):
+            # Local mode only talks to itself: bind to loopback (and skip Spark's warning).
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = builder.master(chosen)
     defaults = {
         "spark.pyspark.python": os.environ["PYSPARK_PYTHON"],
         "spark.sql.shuffle.partitions": "8",
