@@ -321,3 +321,18 @@ def test_missing_topic_and_unreachable_broker(
             subscribe="x",
             **{"kafka.socket.connection.setup.timeout.ms": "2000"},
         ).count()
+
+
+def test_many_partitions_are_planned_from_batched_offset_lookups(
+    spark: SparkSession, bootstrap: str, topic_name: str
+) -> None:
+    """Above a few partitions the driver lists offsets in batches; the ranges stay exact."""
+    from confluent_kafka import TopicPartition
+
+    fill(bootstrap, topic_name, 8, 5)
+    admin = AdminClient(quiet({"bootstrap.servers": bootstrap}))
+    tp = TopicPartition(topic_name, 3, 2)
+    admin.delete_records([tp])[tp].result(10)
+    rows = kafka_df(spark, bootstrap, subscribe=topic_name).select("partition", "offset").collect()
+    expected = [(p, o) for p in range(8) for o in range(5) if not (p == 3 and o < 2)]
+    assert sorted((r.partition, r.offset) for r in rows) == expected

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 __all__ = ["KafkaOffsetReader", "KafkaUnavailable"]
 
 _TIMEOUT_S = 30.0
+_ONE_BY_ONE = 4  # above this many partitions, offsets are listed in one batch
 
 
 class KafkaUnavailable(RuntimeError):
@@ -89,11 +90,18 @@ class KafkaOffsetReader:
     def watermarks(
         self, partitions: set[tuple[str, int]]
     ) -> dict[tuple[str, int], tuple[int, int]]:
-        """``(log start offset, high watermark)`` of each partition."""
-        out = {}
-        for topic, partition in sorted(partitions):
-            out[topic, partition] = self._watermark(topic, partition)
-        return out
+        """``(log start offset, high watermark)`` of each partition.
+
+        A few partitions are asked one by one; more go in two batched ListOffsets
+        requests, so a trigger over a thousand partitions costs two round trips.
+        """
+        if len(partitions) <= _ONE_BY_ONE:
+            return {tp: self._watermark(*tp) for tp in sorted(partitions)}
+        from confluent_kafka.admin import OffsetSpec
+
+        low = self._list_offsets(partitions, OffsetSpec.earliest())
+        high = self._list_offsets(partitions, OffsetSpec.latest())
+        return {tp: (low[tp], high[tp]) for tp in sorted(partitions)}
 
     def _watermark(self, topic: str, partition: int) -> tuple[int, int]:
         deadline = time.monotonic() + _TIMEOUT_S
@@ -120,20 +128,33 @@ class KafkaOffsetReader:
 
     def _last_stable(self, partitions: set[tuple[str, int]]) -> PartitionOffsets:
         from confluent_kafka import IsolationLevel
-        from confluent_kafka.admin import AdminClient, OffsetSpec
+        from confluent_kafka.admin import OffsetSpec
+
+        return self._list_offsets(partitions, OffsetSpec.latest(), IsolationLevel.READ_COMMITTED)
+
+    def _list_offsets(
+        self, partitions: set[tuple[str, int]], spec: Any, isolation: Any = None
+    ) -> PartitionOffsets:
+        """One batched ListOffsets for every partition, through an admin client."""
+        from confluent_kafka import IsolationLevel
+        from confluent_kafka.admin import AdminClient
 
         if self._admin is None:
             self._admin = AdminClient(
                 {**self.options.kafka_params, "bootstrap.servers": self.options.bootstrap_servers}
             )
-        request = {TopicPartition(t, p): OffsetSpec.latest() for t, p in partitions}
+        request = {TopicPartition(t, p): spec for t, p in partitions}
+        level = isolation if isolation is not None else IsolationLevel.READ_UNCOMMITTED
         try:
             futures = self._admin.list_offsets(
-                request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=_TIMEOUT_S
+                request, isolation_level=level, request_timeout=_TIMEOUT_S
             )
             return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
         except KafkaException as e:
-            raise KafkaUnavailable(f"Cannot read last stable offsets: {e.args[0].str()}") from None
+            raise KafkaUnavailable(
+                f"Cannot read offsets from kafka.bootstrap.servers="
+                f"'{self.options.bootstrap_servers}': {e.args[0].str()}"
+            ) from None
 
     def earliest(self, partitions: set[tuple[str, int]]) -> PartitionOffsets:
         return {tp: low for tp, (low, _) in self.watermarks(partitions).items()}
