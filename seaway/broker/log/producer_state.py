@@ -47,6 +47,9 @@ class ProducerStateManager:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.producers: dict[int, ProducerEntry] = {}
+        # producer id -> first offset of its open transaction here: kept as batches are
+        # recorded, so the last stable offset is a min over the (few) open transactions.
+        self._ongoing: dict[int, int] = {}
 
     def check(self, header: BatchHeader) -> int | None:
         """Validate an incoming batch; return the original base offset if it is a duplicate.
@@ -87,9 +90,7 @@ class ProducerStateManager:
 
     def ongoing_transactions(self) -> dict[int, int]:
         """Producer id -> first offset of each transaction still open in this partition."""
-        return {
-            pid: e.txn_first_offset for pid, e in self.producers.items() if e.txn_first_offset >= 0
-        }
+        return self._ongoing
 
     def update(self, header: BatchHeader) -> None:
         """Record an appended batch (its offsets already assigned)."""
@@ -103,9 +104,10 @@ class ProducerStateManager:
         if header.is_control:
             entry.last_timestamp = header.max_timestamp
             entry.txn_first_offset = -1
+            self._ongoing.pop(header.producer_id, None)
             return
         if header.is_transactional and entry.txn_first_offset < 0:
-            entry.txn_first_offset = header.base_offset
+            entry.txn_first_offset = self._ongoing[header.producer_id] = header.base_offset
         entry.batches.append(
             (header.base_sequence, header.last_sequence, header.base_offset, header.last_offset)
         )
@@ -157,6 +159,13 @@ class ProducerStateManager:
                 )
                 for pid, values in state.items()
             }
+            self._index_ongoing()
             return offset
         self.producers = {}
+        self._index_ongoing()
         return -1
+
+    def _index_ongoing(self) -> None:
+        self._ongoing = {
+            pid: e.txn_first_offset for pid, e in self.producers.items() if e.txn_first_offset >= 0
+        }

@@ -259,48 +259,53 @@ def _read_varint(buf: bytes, pos: int) -> tuple[int, int]:
             raise InvalidBatch("varint too long")
 
 
-def record_timestamps(batch: bytes) -> list[tuple[int, int]]:
-    """``(offset, timestamp)`` of every record of one whole batch (decompressing if needed).
+class _RecordHead(NamedTuple):
+    offset_delta: int
+    timestamp_delta: int
+    key: bytes | None
 
-    Used only by timestamp lookups; the produce and fetch paths never look at records.
+
+def _records(batch: bytes | bytearray | memoryview) -> tuple[BatchHeader, Iterator[_RecordHead]]:
+    """The header of a whole batch and its records' leading fields (decompressed if needed).
+
+    Only lookups that need record granularity use this (timestamps, keys of compacted
+    topics, control markers); the produce and fetch paths never look at records.
     """
     from seaway.broker.protocol.compression import decompress
 
     header = parse_header(batch, 0)
+    data = decompress(header.compression, bytes(batch[BATCH_OVERHEAD : header.size]))
+
+    def walk() -> Iterator[_RecordHead]:
+        pos = 0
+        for _ in range(header.records_count):
+            length, pos = _read_varint(data, pos)
+            end = pos + length
+            ts_delta, pos = _read_varint(data, pos + 1)  # after the attributes byte
+            offset_delta, pos = _read_varint(data, pos)
+            key_length, pos = _read_varint(data, pos)
+            key = data[pos : pos + key_length] if key_length >= 0 else None
+            yield _RecordHead(offset_delta, ts_delta, key)
+            pos = end
+
+    return header, walk()
+
+
+def record_timestamps(batch: bytes) -> list[tuple[int, int]]:
+    """``(offset, timestamp)`` of every record of one whole batch."""
+    header, records = _records(batch)
     if header.attributes & ATTR_TIMESTAMP_TYPE:  # LogAppendTime: one time for all records
         return [(header.base_offset + i, header.max_timestamp) for i in range(header.records_count)]
-    data = decompress(header.compression, bytes(batch[BATCH_OVERHEAD : header.size]))
-    out = []
-    pos = 0
-    for _ in range(header.records_count):
-        length, pos = _read_varint(data, pos)
-        end = pos + length
-        pos += 1  # attributes
-        ts_delta, pos = _read_varint(data, pos)
-        offset_delta, pos = _read_varint(data, pos)
-        out.append((header.base_offset + offset_delta, header.base_timestamp + ts_delta))
-        pos = end
-    return out
+    return [
+        (header.base_offset + r.offset_delta, header.base_timestamp + r.timestamp_delta)
+        for r in records
+    ]
 
 
-def record_keys_present(batch: bytes | bytearray) -> bool:
+def record_keys_present(batch: bytes | bytearray | memoryview) -> bool:
     """Whether every record of a whole batch has a non-null key (compacted topics need it)."""
-    from seaway.broker.protocol.compression import decompress
-
-    header = parse_header(batch, 0)
-    data = decompress(header.compression, bytes(batch[BATCH_OVERHEAD : header.size]))
-    pos = 0
-    for _ in range(header.records_count):
-        length, pos = _read_varint(data, pos)
-        end = pos + length
-        pos += 1
-        _, pos = _read_varint(data, pos)  # timestamp delta
-        _, pos = _read_varint(data, pos)  # offset delta
-        key_length, pos = _read_varint(data, pos)
-        if key_length < 0:
-            return False
-        pos = end
-    return True
+    _, records = _records(batch)
+    return all(r.key is not None for r in records)
 
 
 CONTROL_ABORT = 0
@@ -309,14 +314,8 @@ CONTROL_COMMIT = 1
 
 def control_type(batch: bytes | bytearray | memoryview) -> int:
     """The type of a control batch's record: 0 ABORT, 1 COMMIT (key ``version, type``)."""
-    header = parse_header(batch, 0)
-    data = bytes(batch[BATCH_OVERHEAD : header.size])
-    pos = 0
-    _, pos = _read_varint(data, pos)  # record length
-    pos += 1  # attributes
-    _, pos = _read_varint(data, pos)  # timestamp delta
-    _, pos = _read_varint(data, pos)  # offset delta
-    key_length, pos = _read_varint(data, pos)
-    if key_length < 4:
+    _, records = _records(batch)
+    key = next(records).key
+    if key is None or len(key) < 4:
         raise InvalidBatch("control record without a key")
-    return struct.unpack_from(">h", data, pos + 2)[0]
+    return struct.unpack_from(">h", key, 2)[0]
