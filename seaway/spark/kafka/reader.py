@@ -155,6 +155,8 @@ def read_range(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatc
                 if past_end:
                     keep = bisect.bisect_left(offsets, r.end)
                     messages, offsets = messages[:keep], offsets[:keep]
+                if len(columns) and len(columns) + len(offsets) > BATCH_ROWS:
+                    yield columns.flush()
                 if offsets:
                     columns.extend(messages, offsets)
                     position = offsets[-1] + 1

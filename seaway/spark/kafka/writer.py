@@ -198,9 +198,7 @@ def _bytes_column(batch: pa.RecordBatch, index: int) -> list[bytes | None]:
 
 
 def _millis_column(batch: pa.RecordBatch, index: int) -> list[int | None]:
-    column = batch.column(index)
-    if not pa.types.is_timestamp(column.type):
-        return [None] * batch.num_rows
+    column = batch.column(index)  # a timestamp column: check_sink_schema ensured it
     micros = column.cast(pa.timestamp("us", tz=column.type.tz)).cast(pa.int64())
     return [None if m is None else m // 1000 for m in micros.to_pylist()]
 
