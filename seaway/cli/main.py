@@ -7,9 +7,14 @@ import logging
 import sys
 
 from seaway import __version__
-from seaway.cli import broker, demo
+from seaway.cli import broker, connect, demo
 
-_COMMANDS = {"broker": broker, "demo": demo}
+_COMMANDS = {
+    "broker": broker,
+    "connect-standalone": connect,
+    "connect-distributed": connect,
+    "demo": demo,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

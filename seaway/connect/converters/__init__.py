@@ -3,7 +3,8 @@
 Each is both a :class:`~seaway.connect.api.storage.Converter` and a
 :class:`~seaway.connect.api.storage.HeaderConverter`, declares its settings in a
 ``ConfigDef`` (``config()``), and can be looked up by its Kafka class name or alias with
-:func:`converter_class`.
+:func:`converter_class`. :class:`SimpleHeaderConverter`, the workers' default header
+converter, is only a header converter (:func:`header_converter_class`).
 """
 
 from seaway.connect.converters.byte_array_converter import ByteArrayConverter
@@ -12,9 +13,11 @@ from seaway.connect.converters.json_converter import JsonConverter
 from seaway.connect.converters.registry import (
     CONVERTERS,
     converter_class,
+    header_converter_class,
     new_converter,
     new_header_converter,
 )
+from seaway.connect.converters.simple_header_converter import SimpleHeaderConverter
 from seaway.connect.converters.string_converter import StringConverter
 
 __all__ = [
@@ -23,8 +26,10 @@ __all__ = [
     "DecimalFormat",
     "JsonConverter",
     "JsonConverterConfig",
+    "SimpleHeaderConverter",
     "StringConverter",
     "converter_class",
+    "header_converter_class",
     "new_converter",
     "new_header_converter",
 ]

@@ -52,6 +52,7 @@ _SINK_OPTIONS = {
     "includeheaders": "includeHeaders",
     "exactlyonce": "exactlyOnce",
     "transactionalidprefix": "transactionalIdPrefix",
+    "transactionalidperquery": "transactionalIdPerQuery",
 }
 # Options Spark itself (not the source) may pass along.
 _SPARK_OPTIONS = {"path", "checkpointlocation", "queryname", "__checkpointlocation"}
@@ -132,6 +133,9 @@ class SinkOptions:
     include_headers: bool = False
     exactly_once: bool = False
     transactional_id_prefix: str = "seaway-spark"
+    # False: ids are <prefix>-<partition>, the same in every run of the query, so a new
+    # run fences the producers of a crashed one at once (Connect's per-task ids, KIP-618).
+    transactional_id_per_query: bool = True
 
     def producer_config(self) -> dict[str, Any]:
         return {
@@ -395,4 +399,5 @@ def parse_sink_options(options: Mapping[str, str]) -> SinkOptions:
         include_headers=_bool(options, "includeheaders", False),
         exactly_once=exactly_once,
         transactional_id_prefix=prefix,
+        transactional_id_per_query=_bool(options, "transactionalidperquery", True),
     )

@@ -4,13 +4,15 @@ transaction, and records in the same transaction that the batch is done.
 How it holds up to failures:
 
 - **Deterministic transactional ids.** Task *p* of query *q* always uses
-  ``<transactionalIdPrefix>-<q>-<p>``. A retried task, a speculative duplicate, or the same
-  task after a driver restart calls ``init_transactions`` with the same id, which fences
+  ``<transactionalIdPrefix>-<q>-<p>`` (or ``<transactionalIdPrefix>-<p>`` with
+  ``transactionalIdPerQuery=false``, so a new query run fences a crashed run's producers).
+  A retried task, a speculative duplicate, or the same task after a driver restart calls
+  ``init_transactions`` with the same id, which fences
   every older producer with it and aborts whatever transaction it left open. A failed
   attempt therefore never leaves records visible to read_committed consumers.
 - **The batch id committed with the data.** Inside the transaction the task also commits
   offset ``batchId + 1`` for partition 0 of the topic it writes, in a consumer group named
-  after the transactional id (``send_offsets_to_transaction``, KIP-447). Records and marker
+  ``<transactionalIdPrefix>-<q>-<p>`` (``send_offsets_to_transaction``, KIP-447). Records and marker
   become visible atomically. Spark replays a batch with the same id and the same input
   after a driver restart (its offset log fixes both); the task first reads its group's
   committed offset (``require_stable``) and, if the batch is already there, writes nothing.
@@ -103,7 +105,12 @@ def write_in_transaction(
     raw_batch = context.getLocalProperty("streaming.sql.batchId") if context else None
     query = context.getLocalProperty("sql.streaming.queryId") if context else None
     batch_id = int(raw_batch) if raw_batch is not None else -1
-    transactional_id = f"{options.transactional_id_prefix}-{query or 'batch'}-{task}"
+    marker_group = f"{options.transactional_id_prefix}-{query or 'batch'}-{task}"
+    transactional_id = (
+        marker_group
+        if options.transactional_id_per_query
+        else f"{options.transactional_id_prefix}-{task}"
+    )
     tracked = TrackedProducer(
         {
             "reconnect.backoff.ms": 10,
@@ -126,7 +133,7 @@ def write_in_transaction(
     marker_topic = _first_topic(options, pending)
     if marker_topic is None:  # no rows at all in this task
         return KafkaCommitMessage(0, task)
-    if batch_id >= 0 and _committed_batch(options, transactional_id, marker_topic) > batch_id:
+    if batch_id >= 0 and _committed_batch(options, marker_group, marker_topic) > batch_id:
         log.info(
             "Batch %d task %d already committed by an earlier attempt; skipping", batch_id, task
         )
@@ -146,7 +153,7 @@ def write_in_transaction(
                 {
                     "bootstrap.servers": options.bootstrap_servers,
                     **options.kafka_params,
-                    "group.id": transactional_id,
+                    "group.id": marker_group,
                 }
             )
             try:

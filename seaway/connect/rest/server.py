@@ -1,0 +1,364 @@
+"""The worker's REST server: uvicorn on a background thread (Kafka's ``RestServer``).
+
+``listeners`` is Kafka's comma-separated list of ``protocol://host:port`` (default
+``http://:8083``; an empty host binds every interface, port 0 an ephemeral port). The
+*advertised* URL is what other workers and the worker id (``host:port``) use; it follows
+``rest.advertised.listener``, ``rest.advertised.host.name`` and ``rest.advertised.port``.
+
+>>> parse_listener("http://:8083")
+Listener(protocol='http', host='', port=8083)
+>>> worker_id("http://connect-1:8083/")
+'connect-1:8083'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import uvicorn
+from starlette.types import Receive, Scope, Send
+
+from seaway.config import ConfigException
+from seaway.connect.api.errors import ConnectError
+from seaway.connect.rest.app import create_app
+from seaway.connect.rest.loggers import Loggers
+from seaway.connect.runtime.herder import Herder
+
+__all__ = [
+    "DEFAULT_LISTENERS",
+    "Listener",
+    "RestServer",
+    "advertised_url",
+    "parse_listener",
+    "parse_listeners",
+    "worker_id",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LISTENERS = "http://:8083"
+
+# RestServer.LISTENER_PATTERN
+_LISTENER_PATTERN = re.compile(r"^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Listener:
+    """One entry of ``listeners``; an empty *host* means every interface."""
+
+    protocol: str
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.protocol}://{host}:{self.port}"
+
+
+def parse_listener(listener: str) -> Listener:
+    """Parse ``protocol://host:port`` as Kafka does; ConfigException when malformed."""
+    match = _LISTENER_PATTERN.fullmatch(listener)
+    if match is None:
+        raise ConfigException("Listener doesn't have the right format (protocol://hostname:port).")
+    protocol = match.group(1).lower()
+    if protocol not in ("http", "https"):
+        raise ConfigException('Listener protocol must be either "http" or "https".')
+    port = int(match.group(3))
+    if not 0 <= port <= 65535:
+        raise ConfigException(f"Invalid port {port} in listener {listener}")
+    return Listener(protocol, match.group(2), port)
+
+
+def parse_listeners(listeners: str | Sequence[str]) -> list[Listener]:
+    """Parse Kafka's ``listeners`` (a comma-separated string or a list)."""
+    if isinstance(listeners, str):
+        items = [] if not listeners.strip() else [s.strip() for s in listeners.split(",")]
+    else:
+        items = [s.strip() for s in listeners]
+    if not items:
+        raise ConfigException(
+            "Invalid value for listeners, at least one URL is expected, ex: "
+            "http://localhost:8080,https://localhost:8443."
+        )
+    if any(not item for item in items):
+        raise ConfigException("Empty URL found when parsing listeners list.")
+    return [parse_listener(item) for item in items]
+
+
+def _url(scheme: str, host: str, port: int) -> str:
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{scheme}://{host}:{port}/"
+
+
+def advertised_url(
+    listeners: str | Sequence[str] = DEFAULT_LISTENERS,
+    *,
+    bound_ports: Sequence[int] | None = None,
+    advertised_host: str | None = None,
+    advertised_port: int | None = None,
+    advertised_listener: str | None = None,
+) -> str:
+    """The URL this worker gives out (``RestServer.advertisedUrl``), e.g. ``http://h:8083/``.
+
+    The protocol is *advertised_listener*, else http when some listener uses it, else https.
+    The host is *advertised_host*, else that listener's host, else this machine's host
+    name. The port is *advertised_port*, else the listener's port, else (port 0) the port it
+    was bound to: *bound_ports* holds the bound port of each listener, in order.
+    """
+    parsed = parse_listeners(listeners)
+    if advertised_listener:
+        protocol = advertised_listener.lower()
+    else:
+        raw = listeners if isinstance(listeners, str) else ",".join(listeners)
+        raw = raw.lower()
+        protocol = "https" if "http://" not in raw and "https://" in raw else "http"
+    index = next((i for i, lst in enumerate(parsed) if lst.protocol == protocol), None)
+    chosen = parsed[index] if index is not None else None
+
+    if advertised_host:
+        host = advertised_host
+    elif chosen is not None and chosen.host:
+        host = chosen.host
+    elif parsed[0].host:
+        host = parsed[0].host
+    else:
+        host = socket.gethostname()
+
+    def bound(i: int) -> int:
+        return bound_ports[i] if bound_ports is not None and i < len(bound_ports) else 0
+
+    if advertised_port is not None:
+        port = advertised_port
+    elif chosen is not None and index is not None:
+        port = chosen.port or bound(index)
+    else:
+        port = parsed[0].port or bound(0)
+    return _url(protocol, host, port)
+
+
+def worker_id(url: str) -> str:
+    """``host:port`` of an advertised URL: the worker id statuses carry."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{parts.port if parts.port is not None else -1}"
+
+
+def _bind(listener: Listener) -> socket.socket:
+    """A listening socket for *listener* (an empty host: every interface, IPv4 and IPv6)."""
+    if not listener.host:
+        if socket.has_dualstack_ipv6():
+            return socket.create_server(
+                ("", listener.port), family=socket.AF_INET6, dualstack_ipv6=True
+            )
+        return socket.create_server(("", listener.port))
+    infos = socket.getaddrinfo(
+        listener.host, listener.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )
+    family, _, _, _, address = infos[0]
+    return socket.create_server(address[:2], family=family)
+
+
+class _NoHerderYet:
+    """The ASGI app until a herder is attached: every request gets Connect's 404."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        body = b'{"error_code":404,"message":"HTTP 404 Not Found"}'
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": 404, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _Switch:
+    """An ASGI app that forwards to whichever app is current."""
+
+    def __init__(self) -> None:
+        self.app: Any = _NoHerderYet()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn that reports when it serves and installs no signal handlers."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.serving = threading.Event()
+
+    def capture_signals(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        self.serving.set()
+
+
+class RestServer:
+    """Serves :func:`~seaway.connect.rest.app.create_app` on *listeners* from a thread.
+
+    *herder* may be None at first and attached later with :meth:`attach` (the herder may
+    need :attr:`worker_id`, known only once the ports are bound); until then every request
+    is answered 404. *advertised_url*, when given, replaces the computed one.
+    """
+
+    def __init__(
+        self,
+        herder: Herder | None,
+        listeners: str | Sequence[str] = DEFAULT_LISTENERS,
+        advertised_url: str | None = None,
+        *,
+        advertised_host: str | None = None,
+        advertised_port: int | None = None,
+        advertised_listener: str | None = None,
+        loggers: Loggers | None = None,
+        access_log: bool = False,
+        graceful_shutdown_timeout: int = 60,
+    ) -> None:
+        self._listeners_config = listeners
+        self.listeners = parse_listeners(listeners)
+        for listener in self.listeners:
+            if listener.protocol != "http":
+                raise ConfigException(
+                    f"Listener {listener}: only http listeners are supported "
+                    "(https is not implemented yet)."
+                )
+        self._advertised_url = advertised_url
+        self._advertised = (advertised_host, advertised_port, advertised_listener)
+        self._loggers = loggers or Loggers()
+        self._access_log = access_log
+        self._graceful_shutdown_timeout = graceful_shutdown_timeout
+        self._switch = _Switch()
+        self._sockets: list[socket.socket] = []
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self.herder: Herder | None = None
+        if herder is not None:
+            self.attach(herder)
+
+    def attach(self, herder: Herder) -> None:
+        """Serve the REST API of *herder* from now on."""
+        self.herder = herder
+        self._switch.app = create_app(herder, loggers=self._loggers)
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Bind every listener and serve; returns once the server accepts connections."""
+        if self._thread is not None:
+            raise RuntimeError("REST server already started")
+        log.info("Starting REST server")
+        try:
+            for listener in self.listeners:
+                self._sockets.append(_bind(listener))
+                log.info("Added connector for %s", listener)
+        except OSError as exc:
+            self._close_sockets()
+            raise ConnectError(f"Unable to initialize REST server: {exc}") from exc
+        except BaseException:
+            self._close_sockets()
+            raise
+        config = uvicorn.Config(
+            self._switch,
+            log_config=None,
+            log_level="warning",
+            access_log=self._access_log,
+            lifespan="off",
+            server_header=False,
+            timeout_graceful_shutdown=self._graceful_shutdown_timeout,
+        )
+        server = _Server(config)
+        self._server = server
+        self._thread = threading.Thread(
+            target=self._run, args=(server,), name="seaway-rest-server", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not server.serving.wait(0.05):
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise ConnectError("Unable to initialize REST server")
+        log.info("REST server listening at %s, advertising URL %s", self.url, self.advertised_url)
+
+    def _run(self, server: _Server) -> None:
+        try:
+            server.run(sockets=self._sockets)
+        except BaseException:  # SystemExit included: uvicorn exits on startup failure
+            log.exception("REST server failed")
+
+    def stop(self) -> None:
+        """Stop accepting, let requests in flight finish, and release the ports."""
+        log.info("Stopping REST server")
+        server, thread = self._server, self._thread
+        if server is not None:
+            server.should_exit = True
+        if thread is not None:
+            thread.join(self._graceful_shutdown_timeout + 5)
+        self._close_sockets()
+        self._server = self._thread = None
+        log.info("REST server stopped")
+
+    def _close_sockets(self) -> None:
+        for sock in self._sockets:
+            sock.close()
+        self._sockets = []
+
+    def __enter__(self) -> RestServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- addresses -------------------------------------------------------------------------
+
+    @property
+    def ports(self) -> list[int]:
+        """The bound port of each listener (the configured ports before :meth:`start`)."""
+        if not self._sockets:
+            return [listener.port for listener in self.listeners]
+        return [sock.getsockname()[1] for sock in self._sockets]
+
+    @property
+    def port(self) -> int:
+        """The bound port of the first listener."""
+        return self.ports[0]
+
+    @property
+    def url(self) -> str:
+        """Where this process reaches the first listener (loopback when it binds every
+        interface), e.g. ``http://localhost:8083/``."""
+        first = self.listeners[0]
+        return _url(first.protocol, first.host or "localhost", self.port)
+
+    @property
+    def advertised_url(self) -> str:
+        """The URL given to other workers (see :func:`advertised_url`)."""
+        if self._advertised_url:
+            return self._advertised_url
+        host_name, port, listener = self._advertised
+        return advertised_url(
+            self._listeners_config,
+            bound_ports=self.ports,
+            advertised_host=host_name,
+            advertised_port=port,
+            advertised_listener=listener,
+        )
+
+    @property
+    def worker_id(self) -> str:
+        """``host:port`` of :attr:`advertised_url`."""
+        return worker_id(self.advertised_url)

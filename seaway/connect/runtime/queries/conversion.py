@@ -1,0 +1,233 @@
+"""What runs inside a Spark task: converters, transforms and error tolerance around a record.
+
+The driver describes a connector's conversion in a :class:`ConversionSpec` (plain data, so it
+pickles into Spark tasks); executors build a :class:`RecordConverter` from it once per task.
+Conversion and transformation failures follow Connect's ``errors.tolerance``: ``none`` fails
+the task, ``all`` skips the record (logged when ``errors.log.enable=true``).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
+
+from seaway.connect.api import ConnectRecord, Converter, HeaderConverter, Headers, SinkRecord
+from seaway.connect.api.errors import ConnectError
+from seaway.connect.api.structs import TimestampType
+
+log = logging.getLogger(__name__)
+
+KEY: Final = "key"
+VALUE: Final = "value"
+HEADER: Final = "header"
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ConverterSpec:
+    """A converter class name and its configs (prefix removed)."""
+
+    class_name: str
+    configs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConversionSpec:
+    """Everything an executor needs to turn records into bytes and back."""
+
+    connector: str
+    key: ConverterSpec
+    value: ConverterSpec
+    header: ConverterSpec
+    connector_config: dict[str, str]
+    plugin_path: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> ConversionSpec:
+        """The inverse of ``dataclasses.asdict``."""
+        return cls(
+            connector=raw["connector"],
+            key=ConverterSpec(**raw["key"]),
+            value=ConverterSpec(**raw["value"]),
+            header=ConverterSpec(**raw["header"]),
+            connector_config=dict(raw["connector_config"]),
+            plugin_path=tuple(raw["plugin_path"]),
+        )
+
+    @property
+    def tolerate_all(self) -> bool:
+        return self.connector_config.get("errors.tolerance", "none").strip().lower() == "all"
+
+    @property
+    def log_errors(self) -> bool:
+        return self.connector_config.get("errors.log.enable", "false").strip().lower() == "true"
+
+
+def converter_spec(
+    which: str, connector_config: Mapping[str, str], worker_props: Mapping[str, str]
+) -> ConverterSpec:
+    """The ``key``/``value``/``header`` converter: the connector's if it names one, else the
+    worker's, with the ``<which>.converter.*`` settings of the level that named it."""
+    name_key = f"{which}.converter"
+    source = connector_config if connector_config.get(name_key) else worker_props
+    from seaway.connect.runtime.worker_config import JSON_CONVERTER, SIMPLE_HEADER_CONVERTER
+
+    default = SIMPLE_HEADER_CONVERTER if which == HEADER else JSON_CONVERTER
+    class_name = str(source.get(name_key) or default).strip()
+    prefix = name_key + "."
+    configs = {k[len(prefix) :]: str(v) for k, v in source.items() if k.startswith(prefix)}
+    return ConverterSpec(class_name, configs)
+
+
+def add_plugin_path(paths: tuple[str, ...]) -> None:
+    """Make ``plugin.path`` directories importable in this process."""
+    for path in paths:
+        if path and path not in sys.path:
+            sys.path.append(path)
+
+
+class RecordConverter:
+    """Converters and the transformation chain of one connector, built in a Spark task."""
+
+    def __init__(self, spec: ConversionSpec) -> None:
+        from seaway.connect.converters.registry import new_converter, new_header_converter
+        from seaway.connect.transforms.chain import TransformationChain
+
+        add_plugin_path(spec.plugin_path)
+        self.spec = spec
+        self.key: Converter = new_converter(spec.key.class_name, spec.key.configs, True)
+        self.value: Converter = new_converter(spec.value.class_name, spec.value.configs, False)
+        self.header: HeaderConverter = new_header_converter(
+            spec.header.class_name, spec.header.configs
+        )
+        self.chain = TransformationChain.from_config(spec.connector_config)
+        self.skipped = 0
+
+    def close(self) -> None:
+        self.chain.close()
+
+    def guarded(self, stage: str, what: Callable[[], T], record: Any) -> T | None:
+        """Run one stage; with ``errors.tolerance=all`` a failure skips the record (None)."""
+        try:
+            return what()
+        except Exception as error:
+            if not self.spec.tolerate_all:
+                raise
+            self.skipped += 1
+            if self.spec.log_errors:
+                log.error(
+                    "Error encountered in connector %s. Executing stage '%s', where record is "
+                    "%s: %s",
+                    self.spec.connector, stage, _describe(record), error,
+                )  # fmt: skip
+            return None
+
+    # --- source side ----------------------------------------------------------------------
+
+    def source_row(
+        self, record: ConnectRecord
+    ) -> tuple[str, int | None, bytes | None, bytes | None, list[dict[str, Any]], int | None]:
+        """``(topic, partition, key, value, headers, timestamp_ms)`` of a transformed record."""
+        topic = record.topic
+        to_bytes = self.header.from_connect_header
+        headers = [
+            {"key": h.key, "value": to_bytes(topic, h.key, h.schema, h.value)}
+            for h in record.headers
+        ]
+        key = self.key.from_connect_data(topic, record.key_schema, record.key, record.headers)
+        value = self.value.from_connect_data(
+            topic, record.value_schema, record.value, record.headers
+        )
+        return topic, record.kafka_partition, key, value, headers, record.timestamp
+
+    def source_rows(self, record: ConnectRecord) -> tuple[Any, ...] | None:
+        """Transform and convert one source record; None when dropped or skipped."""
+        transformed = self.guarded("TRANSFORMATION", lambda: self.chain.apply(record), record)
+        if transformed is None:
+            return None
+        return self.guarded("VALUE_CONVERTER", lambda: self.source_row(transformed), transformed)
+
+    # --- sink side ------------------------------------------------------------------------
+
+    def _sink_record(
+        self,
+        topic: str,
+        partition: int,
+        offset: int,
+        key: bytes | None,
+        value: bytes | None,
+        timestamp_ms: int | None,
+        timestamp_type: int,
+        raw_headers: list[dict[str, Any]] | None,
+    ) -> SinkRecord:
+        headers = Headers()
+        for h in raw_headers or ():
+            converted = self.header.to_connect_header(topic, h["key"], h["value"])
+            headers.add(h["key"], converted.value, converted.schema)
+        k = self.key.to_connect_data(topic, key, headers)
+        v = self.value.to_connect_data(topic, value, headers)
+        return SinkRecord(
+            topic=topic,
+            kafka_partition=partition,
+            key_schema=k.schema,
+            key=k.value,
+            value_schema=v.schema,
+            value=v.value,
+            timestamp=timestamp_ms,
+            headers=headers,
+            kafka_offset=offset,
+            timestamp_type=_TIMESTAMP_TYPES.get(timestamp_type, TimestampType.NO_TIMESTAMP_TYPE),
+        )
+
+    def sink_record(self, *row: Any) -> SinkRecord | None:
+        """Convert and transform one consumed row; None when dropped or skipped."""
+        record = self.guarded("VALUE_CONVERTER", lambda: self._sink_record(*row), row)
+        if record is None:
+            return None
+        return self.guarded("TRANSFORMATION", lambda: self.chain.apply(record), record)
+
+
+_TIMESTAMP_TYPES: Final = {
+    0: TimestampType.CREATE_TIME,
+    1: TimestampType.LOG_APPEND_TIME,
+}
+
+
+def _describe(record: Any) -> str:
+    if isinstance(record, ConnectRecord):
+        return f"{type(record).__name__}{{topic='{record.topic}'}}"
+    if isinstance(record, tuple) and len(record) >= 3:
+        return f"{{topic='{record[0]}', partition={record[1]}, offset={record[2]}}}"
+    return type(record).__name__
+
+
+class TaskFailure(ConnectError):
+    """A connector task raised; the message names the task so the worker can report it."""
+
+    MARKER: Final = "[seaway-task "
+
+    def __init__(self, connector: str, task: int, trace: str) -> None:
+        super().__init__(f"{self.MARKER}{task}] Task {connector}-{task} failed:\n{trace}")
+
+    @classmethod
+    def task_of(cls, message: str) -> int | None:
+        """The task number a failure message names, if any."""
+        at = message.find(cls.MARKER)
+        if at < 0:
+            return None
+        digits = message[at + len(cls.MARKER) :].split("]", 1)[0]
+        return int(digits) if digits.isdigit() else None
+
+
+__all__ = [
+    "ConversionSpec",
+    "ConverterSpec",
+    "RecordConverter",
+    "TaskFailure",
+    "add_plugin_path",
+    "converter_spec",
+]

@@ -1,0 +1,361 @@
+"""A source connector as a Spark stream: the ``seaway-connect-source`` Python data source.
+
+Each micro-batch is planned on the driver and read on executors:
+
+* The Spark offset is ``{partition_key: [task, source_offset]}`` over every source partition
+  of the connector (JSON with sorted keys, so Spark compares it reliably). It starts from the
+  offsets in Connect's offset store, handed over in the query spec.
+* ``latestOffset`` asks every running task to ``plan()`` the next batch
+  (:class:`~seaway.connect.api.replay.ReplayableSourceTask`); a plain ``poll()`` task is
+  polled here instead and its records travel to the executor inside the input partition.
+* ``partitions`` makes one input partition per connector task, in task order, so Spark
+  partition *i* is task *i* (the exactly-once writer's transactional ids rely on it).
+* ``read`` runs on an executor: a fresh task instance replays each planned range, the
+  records go through the transformation chain and the converters, and come out as Kafka
+  rows. With exactly-once support the end offset of every range follows its records as a
+  record for the offsets topic, so the writer commits records and offsets in one
+  transaction (KIP-618).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import traceback
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+
+from seaway.connect.api import ReplayableSourceTask, SourceRecord, SourceTask, SourceTaskContext
+from seaway.connect.api.offsets import (
+    OffsetStorageReader,
+    PartitionKey,
+    SourceOffset,
+    partition_from_key,
+    partition_key,
+)
+from seaway.connect.runtime.queries.conversion import (
+    ConversionSpec,
+    RecordConverter,
+    TaskFailure,
+    add_plugin_path,
+)
+
+log = logging.getLogger(__name__)
+
+SOURCE_NAME: Final = "seaway-connect-source"
+SPEC_OPTION: Final = "spec"
+BATCH_ROWS: Final = 10_000
+
+HEADER_TYPE: Final = pa.struct([("key", pa.string()), ("value", pa.binary())])
+ARROW_SCHEMA: Final = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("key", pa.binary()),
+        ("value", pa.binary()),
+        ("headers", pa.list_(HEADER_TYPE)),
+        ("timestamp", pa.timestamp("us", tz="UTC")),
+    ]
+)
+SPARK_SCHEMA: Final = (
+    "topic string, partition int, key binary, value binary, "
+    "headers array<struct<key:string,value:binary>>, timestamp timestamp"
+)
+
+# {partition_key: [task index, source offset]}
+SparkOffset = dict[str, list[Any]]
+
+
+@dataclass(frozen=True)
+class SourceQuerySpec:
+    """The driver's description of a source connector run (JSON in the ``spec`` option)."""
+
+    connector: str
+    task_class: str
+    task_configs: list[dict[str, str]]
+    enabled_tasks: list[int]
+    start_offsets: dict[str, Any]
+    conversion: ConversionSpec
+    offsets_topic: str | None = None  # set when records and offsets share a transaction
+    plans_per_batch: int = 50
+
+    def to_json(self) -> str:
+        from dataclasses import asdict
+
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> SourceQuerySpec:
+        raw = json.loads(text)
+        conversion = ConversionSpec.from_dict(raw.pop("conversion"))
+        return cls(conversion=conversion, **raw)
+
+
+def load_task_class(name: str) -> type[SourceTask]:
+    """Import ``package.module.Class``."""
+    import importlib
+
+    module, _, attr = name.rpartition(".")
+    cls = getattr(importlib.import_module(module), attr)
+    return cls  # type: ignore[no-any-return]
+
+
+def class_path(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class _FixedOffsets(OffsetStorageReader):
+    """Offsets as of the start of the batch (what a task sees on an executor)."""
+
+    def __init__(self, offsets: Mapping[PartitionKey, SourceOffset]) -> None:
+        self._offsets = offsets
+
+    def offsets(self, partitions: Any) -> dict[PartitionKey, SourceOffset]:
+        keys = (partition_key(p) for p in partitions)
+        return {k: self._offsets[k] for k in keys if k in self._offsets}
+
+
+class _TaskContext(SourceTaskContext):
+    def __init__(self, config: dict[str, str], offsets: Mapping[PartitionKey, SourceOffset]):
+        self._config = config
+        self._reader = _FixedOffsets(offsets)
+
+    def configs(self) -> dict[str, str]:
+        return dict(self._config)
+
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        return self._reader
+
+
+def _plain(offset: SparkOffset) -> dict[PartitionKey, SourceOffset]:
+    return {k: v[1] for k, v in offset.items()}
+
+
+@dataclass
+class TaskBatch(InputPartition):  # type: ignore[misc]
+    """One connector task's share of a micro-batch."""
+
+    task: int
+    ranges: list[tuple[str, Any, Any]] = field(default_factory=list)
+    polled: list[SourceRecord] | None = None
+    offsets: dict[str, Any] = field(default_factory=dict)
+
+
+def _started_task(spec: SourceQuerySpec, index: int, offsets: Mapping[str, Any]) -> SourceTask:
+    add_plugin_path(spec.conversion.plugin_path)
+    task = load_task_class(spec.task_class)()
+    config = spec.task_configs[index]
+    task.initialize(_TaskContext(config, offsets))
+    task.start(dict(config))
+    return task
+
+
+class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
+    """Plans batches with the connector's tasks on the driver; replays them on executors."""
+
+    def __init__(self, spec: SourceQuerySpec) -> None:
+        self.spec = spec
+        self._tasks: dict[int, SourceTask] = {}
+        self._polled: dict[str, dict[int, list[SourceRecord]]] = {}
+
+    def initialOffset(self) -> SparkOffset:
+        return {k: [-1, v] for k, v in sorted(self.spec.start_offsets.items())}
+
+    def _task(self, index: int, start: SparkOffset) -> SourceTask:
+        if index not in self._tasks:
+            self._tasks[index] = _started_task(self.spec, index, _plain(start))
+        return self._tasks[index]
+
+    def latestOffset(self, start: SparkOffset | None = None, limit: Any = None) -> SparkOffset:
+        start = start if start is not None else self.initialOffset()
+        end: SparkOffset = dict(start)
+        plain = _plain(start)
+        polled: dict[int, list[SourceRecord]] = {}
+        for index in self.spec.enabled_tasks:
+            try:
+                task = self._task(index, start)
+                if isinstance(task, ReplayableSourceTask):
+                    planned = self._plan(task, plain)
+                else:
+                    planned, polled[index] = self._poll(task)
+            except Exception as error:
+                raise TaskFailure(self.spec.connector, index, traceback.format_exc()) from error
+            for key, offset in planned.items():
+                if offset != plain.get(key):
+                    end[key] = [index, offset]
+        ordered = dict(sorted(end.items()))
+        if polled:
+            self._polled[json.dumps(ordered, sort_keys=True)] = polled
+        return ordered
+
+    def _plan(self, task: ReplayableSourceTask, start: Mapping[str, Any]) -> dict[str, Any]:
+        """Chain up to ``plans_per_batch`` plans: a task's ``plan()`` covers one ``poll()``
+        worth of records (``batch.size``), a micro-batch can carry many."""
+        planned: dict[str, Any] = {}
+        current = dict(start)
+        for _ in range(max(1, self.spec.plans_per_batch)):
+            step = task.plan(dict(current))
+            step = {k: v for k, v in step.items() if current.get(k) != v}
+            if not step:
+                break
+            planned.update(step)
+            current.update(step)
+        return planned
+
+    def _poll(self, task: SourceTask) -> tuple[dict[str, Any], list[SourceRecord]]:
+        records = task.poll() or []
+        ends: dict[str, Any] = {}
+        for record in records:
+            if record.source_partition is not None:
+                ends[partition_key(record.source_partition)] = record.source_offset
+        return ends, list(records)
+
+    def partitions(self, start: SparkOffset, end: SparkOffset) -> list[TaskBatch]:
+        batches = [
+            TaskBatch(task=i, offsets=_plain(start)) for i in range(len(self.spec.task_configs))
+        ]
+        for key, (owner, offset) in end.items():
+            before = start.get(key)
+            if before is not None and before[1] == offset:
+                continue
+            if 0 <= owner < len(batches):
+                batches[owner].ranges.append((key, None if before is None else before[1], offset))
+        polled = self._polled.get(json.dumps(end, sort_keys=True), {})
+        for index, records in polled.items():
+            batches[index].polled = records
+        return batches
+
+    def commit(self, end: SparkOffset) -> None:
+        """Batches up to *end* are written: tell the tasks that were polled for them."""
+        key = json.dumps(end, sort_keys=True)
+        if key not in self._polled:
+            return
+        done = list(self._polled)[: list(self._polled).index(key) + 1]
+        for planned in done:
+            for index in self._polled.pop(planned):
+                self._tasks[index].commit()
+
+    def stop(self) -> None:
+        for task in self._tasks.values():
+            try:
+                task.stop()
+            except Exception:
+                log.warning("Stopping a source task failed", exc_info=True)
+        self._tasks.clear()
+
+    def read(self, partition: TaskBatch) -> Iterator[pa.RecordBatch]:
+        if not partition.ranges and not partition.polled:
+            return
+        try:
+            yield from _read_batch(self.spec, partition)
+        except TaskFailure:
+            raise
+        except Exception as error:
+            raise TaskFailure(
+                self.spec.connector, partition.task, traceback.format_exc()
+            ) from error
+
+
+class _Rows:
+    """Column lists for one Arrow batch."""
+
+    def __init__(self) -> None:
+        self.columns: list[list[Any]] = [[] for _ in ARROW_SCHEMA]
+
+    def add(self, row: tuple[Any, ...]) -> None:
+        for column, value in zip(self.columns, row, strict=True):
+            column.append(value)
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def flush(self) -> pa.RecordBatch:
+        timestamps = [None if t is None else t * 1000 for t in self.columns[5]]
+        arrays = [
+            pa.array(self.columns[0], pa.string()),
+            pa.array(self.columns[1], pa.int32()),
+            pa.array(self.columns[2], pa.binary()),
+            pa.array(self.columns[3], pa.binary()),
+            pa.array(self.columns[4], pa.list_(HEADER_TYPE)),
+            pa.array(timestamps, ARROW_SCHEMA.field("timestamp").type),
+        ]
+        self.columns = [[] for _ in ARROW_SCHEMA]
+        return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
+
+
+def _records(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[SourceRecord | tuple[str, Any]]:
+    """The batch's records, each range followed by ``("offset", (key, end))``."""
+    if batch.polled is not None:
+        yield from batch.polled
+        for key, _, end in batch.ranges:
+            yield ("offset", (key, end))
+        return
+    task = _started_task(spec, batch.task, batch.offsets)
+    if not isinstance(task, ReplayableSourceTask):  # polled tasks arrive with their records
+        raise TypeError(f"{spec.task_class} is not a ReplayableSourceTask")
+    try:
+        for key, start, end in batch.ranges:
+            yield from task.read(partition_from_key(key), start, end)
+            yield ("offset", (key, end))
+    finally:
+        task.stop()
+
+
+def _read_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[pa.RecordBatch]:
+    from seaway.connect.runtime.storage.offsets import offset_key, offset_value
+
+    converter = RecordConverter(spec.conversion)
+    rows = _Rows()
+    try:
+        for item in _records(spec, batch):
+            if isinstance(item, tuple):
+                if spec.offsets_topic:
+                    key, end = item[1]
+                    partition = partition_from_key(key)
+                    rows.add(
+                        (
+                            spec.offsets_topic,
+                            None,
+                            offset_key(spec.connector, partition),
+                            offset_value(end),
+                            [],
+                            None,
+                        )
+                    )
+            else:
+                row = converter.source_rows(item)
+                if row is not None:
+                    rows.add(row)
+            if len(rows) >= BATCH_ROWS:
+                yield rows.flush()
+        if len(rows):
+            yield rows.flush()
+    finally:
+        converter.close()
+
+
+class ConnectSourceDataSource(DataSource):  # type: ignore[misc]
+    """``spark.readStream.format("seaway-connect-source").option("spec", ...)``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return SOURCE_NAME
+
+    def schema(self) -> str:
+        return SPARK_SCHEMA
+
+    def streamReader(self, schema: Any) -> ConnectSourceStreamReader:
+        return ConnectSourceStreamReader(SourceQuerySpec.from_json(self.options[SPEC_OPTION]))
+
+
+__all__ = [
+    "SOURCE_NAME",
+    "ConnectSourceDataSource",
+    "ConnectSourceStreamReader",
+    "SourceQuerySpec",
+    "class_path",
+]

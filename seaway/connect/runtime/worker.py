@@ -1,0 +1,288 @@
+"""The worker's engine room: one SparkSession, one streaming query per running connector.
+
+A source connector runs as ``seaway-connect-source`` → ``seaway-kafka`` (the Kafka sink,
+exactly-once when the worker enables ``exactly.once.source.support``); a sink connector as
+``seaway-kafka`` (the Kafka source, coalesced to ``tasks.max`` partitions) →
+``seaway-connect-sink``. Every run gets a fresh checkpoint directory: where a connector
+resumes is decided by Connect's offsets (the offset store, the sink's consumer group), never
+by a leftover checkpoint, so altering offsets or moving a connector to another worker just
+works.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from seaway.connect.runtime.queries.sink import SinkQuerySpec
+from seaway.connect.runtime.queries.source import SOURCE_NAME, SourceQuerySpec
+from seaway.connect.runtime.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
+
+OBSERVATION: Final = "seaway_connect"
+_TIMEOUT_S: Final = 30.0
+_EARLIEST: Final = -2
+
+
+@dataclass
+class ConnectorQuery:
+    """A running connector's Spark query and its temporary checkpoint."""
+
+    connector: str
+    query: Any
+    checkpoint: Path
+    kind: str  # "source" or "sink"
+    topics: set[str] = field(default_factory=set)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.query.isActive)
+
+    def failure(self) -> str | None:
+        """The error that stopped the query, or None while it runs / after a clean stop."""
+        if self.query.isActive:
+            return None
+        error = self.query.exception()
+        return None if error is None else str(error)
+
+    def end_offset(self) -> dict[str, Any] | None:
+        """The source offset the last completed batch ended at (source connectors)."""
+        progress = self.query.lastProgress
+        if not progress:
+            return None
+        sources = progress["sources"] if isinstance(progress, dict) else progress.sources
+        if not sources:
+            return None
+        first = sources[0]
+        end = first["endOffset"] if isinstance(first, dict) else first.endOffset
+        if end is None:
+            return None
+        return end if isinstance(end, dict) else json.loads(end)
+
+    def observed_topics(self) -> set[str]:
+        """Topics seen in any batch so far (written by sources, read by sinks)."""
+        for progress in self.query.recentProgress or []:
+            metrics = (
+                progress.get("observedMetrics")
+                if isinstance(progress, dict)
+                else getattr(progress, "observedMetrics", None)
+            )
+            row = (metrics or {}).get(OBSERVATION)
+            if row is not None:
+                topics = row["topics"] if isinstance(row, dict) else row.topics
+                self.topics.update(topics or ())
+        return set(self.topics)
+
+    def stop(self) -> None:
+        try:
+            self.query.stop()
+        finally:
+            shutil.rmtree(self.checkpoint, ignore_errors=True)
+
+
+class Worker:
+    """Starts and stops connector queries on the worker's SparkSession."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        self.config = config
+        self.spark: Any = None
+        self._lock = threading.Lock()
+        base = config.get("spark.checkpoint.dir")
+        self._checkpoints = Path(base) if base else Path(tempfile.mkdtemp(prefix="seaway-connect-"))
+        self._own_checkpoints = not base
+
+    def start(self) -> None:
+        """Create the SparkSession and register the connector data sources."""
+        from seaway.connect.runtime.queries.sink import ConnectSinkDataSource
+        from seaway.connect.runtime.queries.source import ConnectSourceDataSource
+        from seaway.spark import spark_session
+
+        self.spark = spark_session(
+            self.config.get("spark.master"),
+            app_name=self.config.get("spark.app.name"),
+            config=self.config.spark_config(),
+        )
+        self.spark.dataSource.register(ConnectSourceDataSource)
+        self.spark.dataSource.register(ConnectSinkDataSource)
+        self._checkpoints.mkdir(parents=True, exist_ok=True)
+
+    def stop(self) -> None:
+        if self.spark is not None:
+            for query in self.spark.streams.active:
+                try:
+                    query.stop()
+                except Exception:
+                    log.warning("Stopping query %s failed", query.name, exc_info=True)
+            self.spark.stop()
+            self.spark = None
+        if self._own_checkpoints:
+            shutil.rmtree(self._checkpoints, ignore_errors=True)
+
+    # --- clients ----------------------------------------------------------------------------
+
+    def client_config(self, connector_config: Mapping[str, str], kind: str) -> dict[str, str]:
+        """librdkafka settings for a connector's ``producer``/``consumer``/``admin`` clients:
+        the worker's ``<kind>.*`` then the connector's ``<kind>.override.*``."""
+        out = {"bootstrap.servers": self.config.bootstrap_servers}
+        out.update(self.config.with_prefix(f"{kind}."))
+        prefix = f"{kind}.override."
+        out.update(
+            {k[len(prefix) :]: v for k, v in connector_config.items() if k.startswith(prefix)}
+        )
+        return out
+
+    def _checkpoint(self, connector: str) -> Path:
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", connector)
+        return Path(tempfile.mkdtemp(prefix=f"{safe}-", dir=self._checkpoints))
+
+    def _activate(self) -> None:
+        """Make the session active on this thread's JVM side: Spark looks Python data
+        sources up in the thread's active session, which a new thread does not have."""
+        jvm = self.spark._jvm
+        jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
+
+    def _trigger(self) -> str:
+        return f"{int(self.config.get('spark.trigger.interval.ms'))} milliseconds"
+
+    # --- queries ----------------------------------------------------------------------------
+
+    def run_source(
+        self, spec: SourceQuerySpec, connector_config: Mapping[str, str], transactional: bool
+    ) -> ConnectorQuery:
+        """Start a source connector: its tasks' records into Kafka."""
+        from pyspark.sql import functions as F
+
+        self._activate()
+        producer = self.client_config(connector_config, "producer")
+        frame = (
+            self.spark.readStream.format(SOURCE_NAME).option("spec", spec.to_json()).load()
+        ).observe(OBSERVATION, F.collect_set("topic").alias("topics"))
+        checkpoint = self._checkpoint(spec.connector)
+        writer = (
+            frame.writeStream.format("seaway-kafka")
+            .option("kafka.bootstrap.servers", producer.pop("bootstrap.servers"))
+            .option("includeHeaders", "true")
+            .option("checkpointLocation", str(checkpoint))
+            .queryName(f"connect-source-{spec.connector}")
+            .trigger(processingTime=self._trigger())
+        )
+        settings = {"acks": "all", "partitioner": "murmur2_random", **producer}
+        for key, value in settings.items():
+            writer = writer.option(f"kafka.{key}", value)
+        if transactional:
+            group = self.config.get("group.id")
+            writer = (
+                writer.option("exactlyOnce", "true")
+                .option("transactionalIdPrefix", f"{group}-{spec.connector}")
+                .option("transactionalIdPerQuery", "false")
+            )
+        with self._lock:
+            query = writer.start()
+        return ConnectorQuery(spec.connector, query, checkpoint, "source")
+
+    def run_sink(
+        self,
+        spec: SinkQuerySpec,
+        connector_config: Mapping[str, str],
+        tasks: int,
+    ) -> ConnectorQuery:
+        """Start a sink connector: its topics, from the group's offsets, into ``put()``."""
+        from pyspark.sql import functions as F
+
+        self._activate()
+        consumer = self.client_config(connector_config, "consumer")
+        consumer.pop("group.id", None)
+        servers = consumer.pop("bootstrap.servers")
+        topics = [t.strip() for t in connector_config.get("topics", "").split(",") if t.strip()]
+        regex = connector_config.get("topics.regex", "").strip()
+        reader = (
+            self.spark.readStream.format("seaway-kafka")
+            .option("kafka.bootstrap.servers", servers)
+            .option("includeHeaders", "true")
+            .option("failOnDataLoss", "false")
+            .option("startingOffsets", self._sink_start(spec, topics, regex))
+        )
+        reader = (
+            reader.option("subscribe", ",".join(topics))
+            if topics
+            else reader.option("subscribePattern", regex)
+        )
+        for key, value in consumer.items():
+            if key not in ("auto.offset.reset", "enable.auto.commit", "isolation.level"):
+                reader = reader.option(f"kafka.{key}", value)
+        if "isolation.level" in consumer:
+            reader = reader.option("kafka.isolation.level", consumer["isolation.level"])
+        frame = (
+            reader.load()
+            .coalesce(max(1, tasks))
+            .observe(OBSERVATION, F.collect_set("topic").alias("topics"))
+        )
+        checkpoint = self._checkpoint(spec.connector)
+        writer = (
+            frame.writeStream.format("seaway-connect-sink")
+            .option("spec", spec.to_json())
+            .option("checkpointLocation", str(checkpoint))
+            .queryName(f"connect-sink-{spec.connector}")
+            .trigger(processingTime=self._trigger())
+        )
+        with self._lock:
+            query = writer.start()
+        return ConnectorQuery(spec.connector, query, checkpoint, "sink")
+
+    def _sink_start(self, spec: SinkQuerySpec, topics: list[str], regex: str) -> str:
+        """``startingOffsets`` JSON: the group's committed offsets, else earliest."""
+        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+        from confluent_kafka.admin import AdminClient
+
+        admin = AdminClient(dict(spec.client_config))
+        metadata = admin.list_topics(timeout=_TIMEOUT_S)
+        missing = [t for t in topics if t not in metadata.topics]
+        if missing:
+            _create_topics(admin, missing)
+            metadata = admin.list_topics(timeout=_TIMEOUT_S)
+        if topics:
+            chosen = [t for t in topics if t in metadata.topics]
+        else:
+            pattern = re.compile(regex)
+            chosen = [t for t in metadata.topics if pattern.fullmatch(t)]
+        partitions = [(t, p) for t in sorted(chosen) for p in sorted(metadata.topics[t].partitions)]
+        if not partitions:
+            return "earliest"
+        request = ConsumerGroupTopicPartitions(
+            spec.group_id, [TopicPartition(t, p) for t, p in partitions]
+        )
+        result = admin.list_consumer_group_offsets([request])[spec.group_id].result(_TIMEOUT_S)
+        committed = {(tp.topic, tp.partition): tp.offset for tp in result.topic_partitions}
+        start: dict[str, dict[str, int]] = {}
+        for t, p in partitions:
+            offset = committed.get((t, p), -1001)
+            start.setdefault(t, {})[str(p)] = offset if offset >= 0 else _EARLIEST
+        return json.dumps(start)
+
+
+def _create_topics(admin: Any, topics: list[str]) -> None:
+    """Create a sink's missing topics with the broker's defaults, as a Java consumer's
+    subscription would have them auto-created; one that appeared meanwhile is fine."""
+    from confluent_kafka import KafkaError, KafkaException
+    from confluent_kafka.admin import NewTopic
+
+    futures = admin.create_topics([NewTopic(t, -1, -1) for t in topics])
+    for topic, future in futures.items():
+        try:
+            future.result(_TIMEOUT_S)
+            log.info("Created topic %s for a sink connector", topic)
+        except KafkaException as error:
+            if error.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise
+
+
+__all__ = ["ConnectorQuery", "Worker"]

@@ -1,0 +1,774 @@
+"""The herder of a Seaway worker: connector lifecycle over the state stores and Spark queries.
+
+Requests change the config store (connector configs, task configs, target states); the
+store's listener marks the connector for reconciliation, and one background thread brings
+each connector to its target state: it starts the :class:`~seaway.connect.api.Connector`,
+generates task configs, and runs the connector's tasks as one Spark streaming query
+(:class:`~seaway.connect.runtime.worker.Worker`). The same thread watches the queries: a task
+that throws is FAILED with its trace (the query restarts without it, so the connector's
+other tasks and every other connector keep running), source offsets are flushed every
+``offset.flush.interval.ms`` (at-least-once mode) and used topics are recorded.
+
+Standalone and distributed workers differ only in their stores (memory and file versus
+Kafka topics); see :mod:`seaway.connect.runtime.standalone` and
+:mod:`seaway.connect.runtime.distributed`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from seaway import __version__
+from seaway.connect.api import Connector, ConnectorContext, SinkConnector, SourceConnector
+from seaway.connect.api.errors import AlreadyExistsError, NotFoundError
+from seaway.connect.api.source import ExactlyOnceSupport
+from seaway.connect.rest.errors import BadRequestError
+from seaway.connect.runtime import connector_config as cc
+from seaway.connect.runtime.herder import Herder, JsonDict
+from seaway.connect.runtime.offsets_api import ConnectorOffsetsApi
+from seaway.connect.runtime.plugins import Plugins, connector_type
+from seaway.connect.runtime.queries.conversion import (
+    HEADER,
+    KEY,
+    VALUE,
+    ConversionSpec,
+    TaskFailure,
+    converter_spec,
+)
+from seaway.connect.runtime.queries.sink import SinkQuerySpec
+from seaway.connect.runtime.queries.source import SourceQuerySpec, class_path
+from seaway.connect.runtime.storage import (
+    ConfigStore,
+    ConfigUpdateListener,
+    ConnectorStatus,
+    ConnectorTaskId,
+    OffsetStore,
+    State,
+    StatusStore,
+    TargetState,
+    TaskStatus,
+    TopicStatus,
+)
+from seaway.connect.runtime.worker import ConnectorQuery, Worker
+
+log = logging.getLogger(__name__)
+
+TASK_CLASS: Final = "task.class"
+_TICK_S: Final = 0.2
+
+
+def java_map(config: Mapping[str, Any]) -> str:
+    """A map the way Java's ``AbstractMap.toString`` prints it: ``{k=v, k2=v2}``."""
+    return "{" + ", ".join(f"{k}={v}" for k, v in config.items()) + "}"
+
+
+@dataclass
+class _Running:
+    """A connector this worker runs."""
+
+    config: dict[str, str]
+    connector: Connector | None = None
+    query: ConnectorQuery | None = None
+    failed: dict[int, str] = field(default_factory=dict)
+    flushed: dict[str, Any] = field(default_factory=dict)
+    last_flush: float = field(default_factory=time.monotonic)
+    generation: int = 0
+    stopped_on_error: bool = False
+
+
+class _Context(ConnectorContext):
+    def __init__(self, herder: WorkerHerder, name: str) -> None:
+        self._herder = herder
+        self._name = name
+
+    def request_task_reconfiguration(self) -> None:
+        self._herder.mark(self._name, regenerate=True)
+
+    def raise_error(self, error: Exception) -> None:
+        self._herder.connector_failed(self._name, error)
+
+
+class _Listener(ConfigUpdateListener):
+    def __init__(self, herder: WorkerHerder) -> None:
+        self._herder = herder
+
+    def on_connector_config_update(self, connector: str) -> None:
+        self._herder.mark(connector)
+
+    def on_connector_config_remove(self, connector: str) -> None:
+        self._herder.mark(connector)
+
+    def on_task_config_update(self, tasks: Any) -> None:
+        for task in tasks:
+            self._herder.mark(task.connector)
+
+    def on_connector_target_state_change(self, connector: str) -> None:
+        self._herder.mark(connector)
+
+
+class WorkerHerder(ConnectorOffsetsApi, Herder):
+    """A worker running every connector of its config store on its SparkSession."""
+
+    def __init__(
+        self,
+        worker: Worker,
+        plugins: Plugins,
+        configs: ConfigStore,
+        offsets: OffsetStore,
+        statuses: StatusStore,
+        *,
+        worker_id: str,
+        offsets_topic: str | None = None,
+    ) -> None:
+        self.worker = worker
+        self.plugins = plugins
+        self.configs = configs
+        self.offsets = offsets
+        self.statuses = statuses
+        self.worker_id = worker_id
+        self.offsets_topic = offsets_topic
+        self.config = worker.config
+        self._running: dict[str, _Running] = {}
+        self._dirty: dict[str, bool] = {}
+        self._dirty_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._cluster_id: str | None = None
+        self._lock = threading.RLock()
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the stores, Spark and the reconciling thread; resume stored connectors."""
+        self.offsets.start()
+        self.statuses.start()
+        self.configs.set_update_listener(_Listener(self))
+        self.configs.start()
+        self.worker.start()
+        for name in self.configs.snapshot().connectors():
+            self.mark(name)
+        self._thread = threading.Thread(target=self._run, name="connect-herder", daemon=True)
+        self._thread.start()
+        self._ready.set()
+        log.info("Herder started as worker %s", self.worker_id)
+
+    def stop(self) -> None:
+        """Stop every connector (flushing offsets), Spark and the stores."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(60)
+        with self._lock:
+            for name in list(self._running):
+                self._stop_connector(name, State.UNASSIGNED)
+        self.worker.stop()
+        for store in (self.configs, self.statuses, self.offsets):
+            try:
+                store.stop()
+            except Exception:
+                log.warning("Stopping %s failed", type(store).__name__, exc_info=True)
+
+    def mark(self, name: str, regenerate: bool = False) -> None:
+        """Have the herder thread reconcile connector *name* soon."""
+        with self._dirty_lock:
+            self._dirty[name] = self._dirty.get(name, False) or regenerate
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(_TICK_S)
+            self._wake.clear()
+            if self._stopping.is_set():
+                return
+            with self._dirty_lock:
+                dirty, self._dirty = self._dirty, {}
+            with self._lock:
+                for name, regenerate in dirty.items():
+                    try:
+                        self._reconcile(name, regenerate)
+                    except Exception as error:
+                        log.exception("Reconciling connector %s failed", name)
+                        self.connector_failed(name, error)
+                for name in list(self._running):
+                    try:
+                        self._watch(name)
+                    except Exception:
+                        log.exception("Watching connector %s failed", name)
+
+    # --- reconciliation ---------------------------------------------------------------------
+
+    def _reconcile(self, name: str, regenerate: bool) -> None:
+        snapshot = self.configs.snapshot()
+        config = snapshot.connector_config(name)
+        if config is None:
+            if name in self._running:
+                self._stop_connector(name, State.DESTROYED)
+            self._destroy_statuses(name, ())
+            return
+        config = dict(config)
+        target = snapshot.target_state(name) or TargetState.STARTED
+        run = self._running.get(name)
+        if run is not None and run.config != config:
+            self._stop_connector(name, None)
+            run = None
+        if target is not TargetState.STARTED:
+            if run is not None:
+                self._stop_connector(name, None)
+            self._running[name] = _Running(config)
+            if target is TargetState.PAUSED:
+                self._put(ConnectorStatus(name, State.PAUSED, self.worker_id))
+                for task in snapshot.tasks(name):
+                    self._put(TaskStatus(task, State.PAUSED, self.worker_id))
+            else:
+                self._put(ConnectorStatus(name, State.STOPPED, self.worker_id))
+                self._destroy_statuses(name, snapshot.tasks(name))
+            return
+        if run is None or run.connector is None:
+            run = self._running[name] = _Running(config)
+            connector = self.plugins.new_connector(config[cc.CONNECTOR_CLASS])
+            connector.initialize(_Context(self, name))
+            connector.start(dict(config))
+            run.connector = connector
+            regenerate = True
+        self._put(ConnectorStatus(name, State.RUNNING, self.worker_id))
+        regenerate = regenerate or not snapshot.tasks(name)
+        if regenerate and self._generate_task_configs(name, run, snapshot):
+            return  # the store's listener marks the connector again
+        task_ids = snapshot.tasks(name)
+        if not task_ids:
+            return
+        if run.query is not None and run.query.active:
+            return
+        if run.stopped_on_error and run.query is None:
+            return
+        self._start_query(name, run, [dict(snapshot.task_config(t) or {}) for t in task_ids])
+
+    def _generate_task_configs(self, name: str, run: _Running, snapshot: Any) -> bool:
+        """Ask the connector for task configs; store them if they changed (returns True)."""
+        assert run.connector is not None
+        max_tasks = int(run.config.get(cc.TASKS_MAX, "1"))
+        generated = run.connector.task_configs(max_tasks)
+        enforce = run.config.get("tasks.max.enforce", "true").strip().lower() != "false"
+        if len(generated) > max_tasks and enforce:
+            raise BadRequestError(
+                f"The connector {name} has generated {len(generated)} tasks, which is greater "
+                f"than {max_tasks}, the maximum number of tasks it is configured to create."
+            )
+        task_class = class_path(run.connector.task_class())
+        configs = []
+        for task_config in generated:
+            task_config = {**task_config, TASK_CLASS: task_class}
+            if isinstance(run.connector, SinkConnector):
+                for key in (cc.TOPICS, cc.TOPICS_REGEX):
+                    if run.config.get(key):
+                        task_config[key] = run.config[key]
+            configs.append(task_config)
+        current = [dict(snapshot.task_config(t) or {}) for t in snapshot.tasks(name)]
+        if current == configs and snapshot.applied_connector_config(name) == run.config:
+            return False
+        if run.query is not None:
+            self._stop_query(name, run)
+        self.configs.put_task_configs(name, configs)
+        return True
+
+    def _start_query(self, name: str, run: _Running, task_configs: list[dict[str, str]]) -> None:
+        enabled = [i for i in range(len(task_configs)) if i not in run.failed]
+        if not enabled:
+            return
+        conversion = ConversionSpec(
+            connector=name,
+            key=converter_spec(KEY, run.config, self.config.originals),
+            value=converter_spec(VALUE, run.config, self.config.originals),
+            header=converter_spec(HEADER, run.config, self.config.originals),
+            connector_config=dict(run.config),
+            plugin_path=self.plugins.plugin_path,
+        )
+        task_class = task_configs[0][TASK_CLASS]
+        run.generation += 1
+        if isinstance(run.connector, SourceConnector):
+            transactional = self.config.exactly_once_source
+            start = self.offsets.connector_offsets(name)
+            run.flushed = dict(start)
+            spec = SourceQuerySpec(
+                connector=name,
+                task_class=task_class,
+                task_configs=task_configs,
+                enabled_tasks=enabled,
+                start_offsets=start,
+                conversion=conversion,
+                offsets_topic=self.offsets_topic if transactional else None,
+                plans_per_batch=int(self.config.get("spark.source.plans.per.batch")),
+            )
+            run.query = self.worker.run_source(spec, run.config, transactional)
+        else:
+            consumer = self.worker.client_config(run.config, "consumer")
+            group = consumer.pop("group.id", None) or f"connect-{name}"
+            sink_spec = SinkQuerySpec(
+                connector=name,
+                task_class=task_class,
+                task_configs=task_configs,
+                enabled_tasks=enabled,
+                group_id=group,
+                client_config={k: v for k, v in consumer.items() if k not in _CONSUMER_ONLY},
+                conversion=conversion,
+            )
+            run.query = self.worker.run_sink(sink_spec, run.config, len(enabled))
+        for index in range(len(task_configs)):
+            task = ConnectorTaskId(name, index)
+            if index in run.failed:
+                self._put(TaskStatus(task, State.FAILED, self.worker_id, trace=run.failed[index]))
+            else:
+                self._put(TaskStatus(task, State.RUNNING, self.worker_id, run.generation))
+        log.info("Connector %s running tasks %s as Spark query %s", name, enabled, run.query)
+
+    def _watch(self, name: str) -> None:
+        """Check a running connector's query: failures, offset flushes, topics."""
+        run = self._running[name]
+        query = run.query
+        if query is None:
+            return
+        if self.topic_tracking[0]:
+            self._track_topics(name, query)
+        failure = query.failure()
+        if failure is None and query.active:
+            interval = float(self.config.get("offset.flush.interval.ms")) / 1000
+            if time.monotonic() - run.last_flush >= interval:
+                self._flush_offsets(name, run)
+            return
+        self._flush_offsets(name, run)
+        query.stop()
+        run.query = None
+        if failure is None:
+            return
+        task = TaskFailure.task_of(failure)
+        snapshot = self.configs.snapshot()
+        tasks = [t.task for t in snapshot.tasks(name)]
+        failed = [task] if task is not None and task in tasks else tasks
+        for index in failed:
+            run.failed[index] = failure
+            self._put(TaskStatus(ConnectorTaskId(name, index), State.FAILED, self.worker_id,
+                                 trace=failure))  # fmt: skip
+        log.error("Connector %s: task(s) %s failed:\n%s", name, failed, failure)
+        if len(run.failed) < len(tasks):
+            self.mark(name)  # the other tasks go on in a new run
+        else:
+            run.stopped_on_error = True
+
+    def _flush_offsets(self, name: str, run: _Running) -> None:
+        """Commit the source offsets of completed batches (at-least-once mode)."""
+        run.last_flush = time.monotonic()
+        query = run.query
+        if query is None or query.kind != "source" or self.config.exactly_once_source:
+            return
+        end = query.end_offset()
+        if not end:
+            return
+        changed = {
+            key: value[1]
+            for key, value in end.items()
+            if value[1] is not None and run.flushed.get(key) != value[1]
+        }
+        if changed:
+            self.offsets.set(name, changed)
+            self.offsets.flush(float(self.config.get("offset.flush.timeout.ms")) / 1000 + 25)
+            run.flushed.update(changed)
+
+    def _track_topics(self, name: str, query: ConnectorQuery) -> None:
+        known = {s.topic for s in self.statuses.get_all_topics(name)}
+        now = int(time.time() * 1000)
+        for topic in sorted(query.observed_topics() - known):
+            if topic == self.offsets_topic:
+                continue
+            self.statuses.put_topic(TopicStatus(topic, name, 0, now))
+
+    def _stop_query(self, name: str, run: _Running) -> None:
+        if run.query is not None:
+            self._flush_offsets(name, run)
+            try:
+                run.query.stop()
+            except Exception:
+                log.warning("Stopping the query of %s failed", name, exc_info=True)
+            run.query = None
+
+    def _stop_connector(self, name: str, state: State | None) -> None:
+        run = self._running.pop(name, None)
+        if run is None:
+            return
+        self._stop_query(name, run)
+        if run.connector is not None:
+            try:
+                run.connector.stop()
+            except Exception:
+                log.warning("Stopping connector %s failed", name, exc_info=True)
+        if state is State.DESTROYED:
+            self._destroy_statuses(name, [ConnectorTaskId(name, i) for i in range(64)])
+        elif state is not None:
+            self._put(ConnectorStatus(name, state, self.worker_id))
+
+    def _destroy_statuses(self, name: str, tasks: Any) -> None:
+        for task in tasks:
+            if self.statuses.get_task(task) is not None:
+                self._put(TaskStatus(task, State.DESTROYED, self.worker_id))
+        for status in self.statuses.get_all(name):
+            self._put(TaskStatus(status.id, State.DESTROYED, self.worker_id))
+        deleted = self.configs.snapshot().connector_config(name) is None
+        if deleted and self.statuses.get_connector(name) is not None:
+            self._put(ConnectorStatus(name, State.DESTROYED, self.worker_id))
+
+    def _put(self, status: ConnectorStatus | TaskStatus) -> None:
+        current = (
+            self.statuses.get_connector(status.id)
+            if isinstance(status, ConnectorStatus)
+            else self.statuses.get_task(status.id)
+        )
+        if current is not None and (current.state, current.trace) == (status.state, status.trace):
+            return
+        self.statuses.put(status)
+
+    def connector_failed(self, name: str, error: BaseException) -> None:
+        trace = "".join(traceback.format_exception(error))
+        with self._lock:
+            run = self._running.get(name)
+            if run is not None:
+                self._stop_query(name, run)
+                run.stopped_on_error = True
+        self._put(ConnectorStatus(name, State.FAILED, self.worker_id, trace=trace))
+
+    # --- Herder: worker ---------------------------------------------------------------------
+
+    def server_info(self) -> JsonDict:
+        return {"version": __version__, "commit": _COMMIT, "kafka_cluster_id": self._cluster()}
+
+    def _cluster(self) -> str | None:
+        if self._cluster_id is None:
+            try:
+                from confluent_kafka.admin import AdminClient
+
+                admin = AdminClient({"bootstrap.servers": self.config.bootstrap_servers})
+                self._cluster_id = admin.describe_cluster().result(10).cluster_id
+            except Exception:
+                log.warning("Could not describe the Kafka cluster", exc_info=True)
+        return self._cluster_id
+
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    # --- Herder: connectors -----------------------------------------------------------------
+
+    def _config(self, name: str) -> dict[str, str]:
+        config = self.configs.snapshot().connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Connector {name} not found")
+        return dict(config)
+
+    def connectors(self) -> list[str]:
+        return sorted(self.configs.snapshot().connectors())
+
+    def connector_info(self, name: str) -> JsonDict:
+        snapshot = self.configs.snapshot()
+        config = snapshot.connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Connector {name} not found")
+        return {
+            "name": name,
+            "config": dict(config),
+            "tasks": [t.to_json() for t in snapshot.tasks(name)],
+            "type": self._type(config),
+        }
+
+    def _type(self, config: Mapping[str, str]) -> str:
+        try:
+            return connector_type(self.plugins.connector_class(config[cc.CONNECTOR_CLASS]))
+        except Exception:
+            return "unknown"
+
+    def connector_config(self, name: str) -> dict[str, str]:
+        return self._config(name)
+
+    def put_connector_config(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        *,
+        allow_replace: bool,
+        initial_state: str | None = None,
+    ) -> tuple[bool, JsonDict]:
+        config = {k: v for k, v in config.items() if v is not None}
+        if cc.NAME not in config:
+            config[cc.NAME] = name
+        infos = self.validate_connector_config(config)
+        if infos["error_count"]:
+            raise BadRequestError(cc.invalid_config_message(infos))
+        exists = self.configs.contains(name)
+        if exists and not allow_replace:
+            raise AlreadyExistsError(f"Connector {name} already exists")
+        state = None
+        if initial_state and not exists:
+            wanted = initial_state.strip().upper()
+            state = {"RUNNING": TargetState.STARTED, "PAUSED": TargetState.PAUSED,
+                     "STOPPED": TargetState.STOPPED}.get(wanted)  # fmt: skip
+            if state is None:
+                raise BadRequestError(
+                    f"Invalid initial state {initial_state}; it must be one of RUNNING, "
+                    "PAUSED or STOPPED"
+                )
+        self.configs.put_connector_config(name, config, state)
+        return not exists, self.connector_info(name)
+
+    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> JsonDict:
+        config = self._config(name)
+        for key, value in patch.items():
+            if value is None:
+                config.pop(key, None)
+            else:
+                config[key] = value
+        return self.put_connector_config(name, config, allow_replace=True)[1]
+
+    def delete_connector(self, name: str) -> None:
+        self._config(name)
+        self.configs.remove_connector_config(name)
+
+    def connector_status(self, name: str) -> JsonDict:
+        status = self.statuses.get_connector(name)
+        if status is None:
+            raise NotFoundError(f"No status found for connector {name}")
+        config = self.configs.snapshot().connector_config(name) or {}
+        tasks = sorted(self.statuses.get_all(name), key=lambda s: s.id.task)
+        return {
+            "name": name,
+            "connector": status.to_rest(),
+            "tasks": [t.to_rest() for t in tasks],
+            "type": self._type(config),
+        }
+
+    def task_infos(self, name: str) -> list[JsonDict]:
+        snapshot = self.configs.snapshot()
+        if not snapshot.contains(name):
+            raise NotFoundError(f"Connector {name} not found")
+        return [
+            {"id": t.to_json(), "config": dict(snapshot.task_config(t) or {})}
+            for t in snapshot.tasks(name)
+        ]
+
+    def task_status(self, name: str, task: int) -> JsonDict:
+        status = self.statuses.get_task(ConnectorTaskId(name, task))
+        if status is None:
+            raise NotFoundError(f"No status found for task {name}-{task}")
+        return status.to_rest()
+
+    def restart_connector(
+        self, name: str, *, include_tasks: bool, only_failed: bool
+    ) -> JsonDict | None:
+        if not self.configs.contains(name):
+            raise NotFoundError(f"Unknown connector: {name}")
+        status = self.connector_status(name)
+        restart_connector = not only_failed or status["connector"]["state"] == "FAILED"
+        tasks = [
+            t["id"]
+            for t in status["tasks"]
+            if include_tasks and (not only_failed or t["state"] == "FAILED")
+        ]
+        with self._lock:
+            run = self._running.get(name)
+            if restart_connector and run is not None:
+                self._stop_connector(name, State.RESTARTING)
+            elif tasks and run is not None:
+                for index in tasks:
+                    run.failed.pop(index, None)
+                run.stopped_on_error = False
+                self._stop_query(name, run)
+            for index in tasks:
+                self._put(TaskStatus(ConnectorTaskId(name, index), State.RESTARTING,
+                                     self.worker_id))  # fmt: skip
+        self.mark(name, regenerate=restart_connector)
+        if not include_tasks and not only_failed:
+            return None
+        if restart_connector:
+            status["connector"] = {**status["connector"], "state": "RESTARTING"}
+            status["connector"].pop("trace", None)
+        status["tasks"] = [
+            {"id": t["id"], "state": "RESTARTING", "worker_id": t["worker_id"]}
+            if t["id"] in tasks
+            else t
+            for t in status["tasks"]
+        ]
+        return status
+
+    def restart_task(self, name: str, task: int) -> None:
+        snapshot = self.configs.snapshot()
+        if not snapshot.contains(name):
+            raise NotFoundError(f"Unknown connector: {name}")
+        if ConnectorTaskId(name, task) not in snapshot.tasks(name):
+            raise NotFoundError(f"Unknown task: {name}-{task}")
+        with self._lock:
+            run = self._running.get(name)
+            if run is not None:
+                run.failed.pop(task, None)
+                run.stopped_on_error = False
+                self._stop_query(name, run)
+            self._put(TaskStatus(ConnectorTaskId(name, task), State.RESTARTING, self.worker_id))
+        self.mark(name)
+
+    def _require(self, name: str) -> None:
+        if not self.configs.contains(name):
+            raise NotFoundError(f"Unknown connector {name}")
+
+    def pause_connector(self, name: str) -> None:
+        self._require(name)
+        self.configs.put_target_state(name, TargetState.PAUSED)
+
+    def resume_connector(self, name: str) -> None:
+        self._require(name)
+        self.configs.put_target_state(name, TargetState.STARTED)
+
+    def stop_connector(self, name: str) -> None:
+        self._require(name)
+        self.configs.remove_task_configs(name)
+        self.configs.put_target_state(name, TargetState.STOPPED)
+
+    # --- Herder: topics ---------------------------------------------------------------------
+
+    @property
+    def topic_tracking(self) -> tuple[bool, bool]:
+        return (
+            bool(self.config.get("topic.tracking.enable")),
+            bool(self.config.get("topic.tracking.allow.reset")),
+        )
+
+    def connector_active_topics(self, name: str) -> list[str]:
+        return sorted({s.topic for s in self.statuses.get_all_topics(name)})
+
+    def reset_connector_active_topics(self, name: str) -> None:
+        for status in self.statuses.get_all_topics(name):
+            self.statuses.delete_topic(name, status.topic)
+        with self._lock:
+            run = self._running.get(name)
+            if run is not None and run.query is not None:
+                run.query.topics.clear()
+
+    # --- Herder: plugins and validation -----------------------------------------------------
+
+    def connector_plugins(self, connectors_only: bool) -> list[JsonDict]:
+        return [p.to_rest() for p in self.plugins.connector_plugins(connectors_only)]
+
+    def plugin_config(self, plugin: str) -> list[JsonDict]:
+        desc = self.plugins.plugin(plugin)
+        instance = desc.cls()
+        config_def = instance.config()
+        return [cc.config_key_info(k) for k in config_def.config_keys.values()]
+
+    def validate_connector_config(
+        self, config: Mapping[str, str], plugin: str | None = None
+    ) -> JsonDict:
+        config = {k: ("" if v is None else str(v)) for k, v in config.items()}
+        class_name = (config.get(cc.CONNECTOR_CLASS) or "").strip()
+        if plugin is not None:
+            if not class_name:
+                config[cc.CONNECTOR_CLASS] = class_name = plugin
+            elif not _short(class_name).endswith(_short(plugin)):
+                raise BadRequestError(
+                    f"Included connector type {class_name} does not match request type {plugin}"
+                )
+        if not class_name:
+            raise BadRequestError(f"Connector config {java_map(config)} contains no connector type")
+        connector = self.plugins.new_connector(class_name)
+        framework = cc.framework_config_def(connector)
+        definitions = [(framework, framework.validate(config))]
+        own = connector.config()
+        definitions.append((own, connector.validate(config).config_values))
+        extra: dict[str, list[str]] = {}
+        if isinstance(connector, SinkConnector):
+            extra.update(cc.sink_topic_errors(config))
+        from seaway.connect.transforms.chain import validate_transform_configs
+
+        for key, messages in validate_transform_configs(config).items():
+            extra.setdefault(key, []).extend(messages)
+        if isinstance(connector, SourceConnector):
+            for key, messages in self._exactly_once_errors(connector, config).items():
+                extra.setdefault(key, []).extend(messages)
+        for key, messages in self._override_errors(config).items():
+            extra.setdefault(key, []).extend(messages)
+        return cc.config_infos(class_name, definitions, extra, config)
+
+    def _exactly_once_errors(
+        self, connector: SourceConnector, config: Mapping[str, str]
+    ) -> dict[str, list[str]]:
+        if (config.get("exactly.once.support") or "").strip().lower() != "required":
+            return {}
+        if not self.config.exactly_once_source:
+            return {"exactly.once.support": [
+                "This worker does not have exactly-once source support enabled."]}  # fmt: skip
+        support = connector.exactly_once_support(config)
+        if support is not ExactlyOnceSupport.SUPPORTED:
+            return {"exactly.once.support": [
+                "The connector does not implement the API required for preflight validation "
+                "of exactly-once source support. Please consult the documentation for the "
+                "connector to determine whether it supports exactly-once semantics, and then "
+                "consider reconfiguring the connector to use the value 'requested' for this "
+                "property (which will disable this preflight check and allow the connector to "
+                "be created)." if support is None else
+                "The connector does not support exactly-once semantics with the provided "
+                "configuration."]}  # fmt: skip
+        return {}
+
+    def _override_errors(self, config: Mapping[str, str]) -> dict[str, list[str]]:
+        policy = str(self.config.get("connector.client.config.override.policy"))
+        allowed = {"None": set(), "Principal": {"sasl.jaas.config", "sasl.mechanism",
+                                                "security.protocol"}}.get(policy)  # fmt: skip
+        if allowed is None:
+            return {}
+        errors: dict[str, list[str]] = {}
+        for key in config:
+            for prefix in ("producer.override.", "consumer.override.", "admin.override."):
+                if key.startswith(prefix) and key[len(prefix) :] not in allowed:
+                    errors[key] = [
+                        f"The '{policy}' policy does not allow '{key[len(prefix) :]}' to be "
+                        "overridden in the connector configuration."
+                    ]
+        return errors
+
+    # --- offsets (ConnectorOffsetsApi supplies the REST semantics) --------------------------
+
+    def _offsets_context(self, name: str) -> tuple[dict[str, str], Connector, bool]:
+        """(config, a connector instance, whether it is STOPPED)."""
+        snapshot = self.configs.snapshot()
+        config = snapshot.connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Connector {name} not found")
+        stopped = snapshot.target_state(name) is TargetState.STOPPED
+        with self._lock:
+            run = self._running.get(name)
+            stopped = stopped and (run is None or run.query is None)
+        return dict(config), self.plugins.new_connector(config[cc.CONNECTOR_CLASS]), stopped
+
+    def _sink_client_config(self, config: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+        consumer = self.worker.client_config(config, "consumer")
+        group = consumer.pop("group.id", None) or f"connect-{config[cc.NAME]}"
+        return group, {k: v for k, v in consumer.items() if k not in _CONSUMER_ONLY}
+
+    def _source_offsets(self, name: str) -> dict[str, Any]:
+        return self.offsets.connector_offsets(name)
+
+    def _write_source_offsets(self, name: str, offsets: Mapping[str, Any]) -> None:
+        self.offsets.set(name, dict(offsets))
+        self.offsets.flush()
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1].removesuffix("Connector")
+
+
+_CONSUMER_ONLY: Final = frozenset(
+    {"auto.offset.reset", "enable.auto.commit", "isolation.level", "max.poll.records"}
+)
+_COMMIT: Final = "unknown"
+
+__all__ = ["WorkerHerder", "java_map"]

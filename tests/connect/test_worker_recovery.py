@@ -1,0 +1,146 @@
+"""A distributed worker killed with ``kill -9`` mid-file, restarted from Kafka alone.
+
+The restarted worker gets no connector configs and a fresh working directory (as on
+another machine): everything comes from the config, offsets and status topics. With
+``exactly.once.source.support=enabled`` every line reaches the topic exactly once, in
+order; with it disabled every line arrives at least once (nothing lost), in order of first
+appearance, and a sink connector's copy holds every line.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from tests.broker.clients import quiet
+from tests.connect.workers import WorkerProcess, distributed_props, line_count, wait_for
+
+pytestmark = pytest.mark.slow
+
+LINES = 80_000
+
+
+def _write_file(path: Path) -> list[str]:
+    lines = [f"line {i:06d} {'é' if i % 7 == 0 else 'x'} {'-' * (i % 40)}" for i in range(LINES)]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return lines
+
+
+def _create_topic(bootstrap: str, topic: str) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+
+
+def _end_offset(bootstrap: str, topic: str) -> int:
+    consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": "watch"}))
+    try:
+        return consumer.get_watermark_offsets(TopicPartition(topic, 0), 10)[1]
+    finally:
+        consumer.close()
+
+
+def _payloads(bootstrap: str, topic: str, isolation: str) -> list[str]:
+    """Every value in the topic, decoded from the JsonConverter envelope."""
+    import json
+
+    config = {
+        "bootstrap.servers": bootstrap,
+        "group.id": f"check-{uuid.uuid4().hex}",
+        "isolation.level": isolation,
+        "enable.partition.eof": True,
+    }
+    consumer = Consumer(quiet(config))
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    out: list[str] = []
+    try:
+        while True:
+            message = consumer.poll(5)
+            if message is None:
+                break
+            if message.error():
+                if message.error().code() == -191:  # _PARTITION_EOF
+                    break
+                continue
+            out.append(json.loads(message.value())["payload"])
+    finally:
+        consumer.close()
+    return out
+
+
+def _run_with_kill(
+    tmp_path: Path, bootstrap: str, name: str, eos: bool, *, with_sink: bool
+) -> tuple[list[str], Path, Path]:
+    source = tmp_path / "big.txt"
+    lines = _write_file(source)
+    topic = f"{name}-lines"
+    _create_topic(bootstrap, topic)
+    props = distributed_props(
+        bootstrap, name, **{"exactly.once.source.support": "enabled" if eos else "disabled"}
+    )
+    copy = tmp_path / "copy.txt"
+    first = WorkerProcess(props, tmp_path / "first").start()
+    try:
+        assert first.rest is not None
+        src = {"connector.class": "FileStreamSource", "file": str(source), "topic": topic}
+        first.rest.ok("POST", "/connectors", {"name": f"{name}-src", "config": src})
+        if with_sink:
+            sink = {"connector.class": "FileStreamSink", "file": str(copy), "topics": topic}
+            first.rest.ok("POST", "/connectors", {"name": f"{name}-sink", "config": sink})
+        wait_for("a fifth of the file", lambda: _end_offset(bootstrap, topic) > LINES // 5)
+    finally:
+        first.kill()
+    written = _end_offset(bootstrap, topic)
+    assert written < LINES, "the worker finished before it was killed; use a bigger file"
+
+    # Restart on "another machine": same worker properties, nothing else.
+    second = WorkerProcess(props, tmp_path / "second").start()
+    try:
+        assert second.rest is not None
+        status = wait_for(
+            "the source connector from the config topic",
+            lambda: second.rest.get(f"/connectors/{name}-src/status")[0] == 200,
+        )
+        assert status
+        wait_for(
+            "the whole file in the topic",
+            lambda: len(_payloads(bootstrap, topic, "read_committed")) >= LINES,
+            timeout=240,
+        )
+        if with_sink:
+            expected = set(lines)
+            wait_for(
+                "every line in the sink's copy",
+                lambda: (
+                    line_count(copy) >= LINES
+                    and expected <= set(copy.read_text(encoding="utf-8").splitlines())
+                ),
+                timeout=240,
+            )
+        offsets = second.rest.ok("GET", f"/connectors/{name}-src/offsets")
+        assert offsets["offsets"][0]["offset"] == {"position": source.stat().st_size}
+    finally:
+        second.stop()
+    return lines, source, copy
+
+
+def test_kill9_exactly_once_source_delivers_every_line_once(tmp_path: Path, broker: object) -> None:
+    bootstrap = broker.bootstrap_servers  # type: ignore[attr-defined]
+    name = f"eos-{uuid.uuid4().hex[:6]}"
+    lines, _, _ = _run_with_kill(tmp_path, bootstrap, name, eos=True, with_sink=False)
+    assert _payloads(bootstrap, f"{name}-lines", "read_committed") == lines
+
+
+def test_kill9_at_least_once_loses_nothing(tmp_path: Path, broker: object) -> None:
+    bootstrap = broker.bootstrap_servers  # type: ignore[attr-defined]
+    name = f"alo-{uuid.uuid4().hex[:6]}"
+    lines, _, copy = _run_with_kill(tmp_path, bootstrap, name, eos=False, with_sink=True)
+    delivered = _payloads(bootstrap, f"{name}-lines", "read_uncommitted")
+    assert set(delivered) == set(lines)
+    first_seen = list(dict.fromkeys(delivered))
+    assert first_seen == lines
+    copied = copy.read_text(encoding="utf-8").splitlines()
+    assert set(copied) == set(lines)
