@@ -3,7 +3,8 @@
 It starts an embedded broker, creates a topic, produces a few thousand keyed records,
 consumes them with a two-member consumer group and commits; then Spark reads the topic
 with ``format("kafka")`` and copies it to another topic exactly-once, and a read_committed
-consumer counts the copy. Later layers (Connect, mirroring) extend it.
+consumer counts the copy. Last, a Kafka Connect
+worker runs the book's FileStreamSource/FileStreamSink session over its REST API.
 """
 
 from __future__ import annotations
@@ -128,8 +129,9 @@ def run_demo(records: int = 5000, data_dir: str | None = None) -> int:
             check.close()
             _say(f"group {GROUP} consumed everything: total lag {lag}")
             copied = _spark_copy(bootstrap, directory / "spark-checkpoint", records)
+            identical = _connect_walkthrough(bootstrap, directory / "connect")
         _say("broker stopped cleanly")
-    return 0 if lag == 0 and copied == records else 1
+    return 0 if lag == 0 and copied == records and identical else 1
 
 
 def _spark_copy(bootstrap: str, checkpoint: Path, records: int) -> int:
@@ -193,3 +195,127 @@ def _spark_copy(bootstrap: str, checkpoint: Path, records: int) -> int:
         return seen
     finally:
         spark.stop()
+
+
+SERVER_PROPERTIES = """\
+# Licensed to the Apache Software Foundation (ASF) under one or more
+# contributor license agreements.  See the NOTICE file distributed with
+# this work for additional information regarding copyright ownership.
+
+############################# Server Basics #############################
+
+# The id of the broker. This must be set to a unique integer for each broker.
+broker.id=0
+
+############################# Socket Server Settings #############################
+
+# The number of threads that the server uses for receiving requests from the network
+num.network.threads=3
+num.io.threads=8
+socket.send.buffer.bytes=102400
+
+############################# Log Basics #############################
+
+log.dirs=/tmp/kafka-logs
+num.partitions=1
+"""
+
+
+def _rest(url: str, method: str, path: str, body: object = None) -> tuple[int, object]:
+    import json
+    import urllib.error
+    import urllib.request
+
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url.rstrip("/") + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            payload = response.read()
+            return response.status, json.loads(payload) if payload else None
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def _connect_walkthrough(bootstrap: str, directory: Path) -> bool:
+    """The seed's Connect session (ch. 7) against a distributed worker on this broker."""
+    import json
+
+    from seaway.connect.runtime.connect import distributed_worker
+
+    config = directory / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    source = config / "server.properties"
+    source.write_text(SERVER_PROPERTIES, encoding="utf-8")
+    copy = directory / "copy-of-server-properties"
+    props = {
+        "bootstrap.servers": bootstrap,
+        "group.id": "connect-cluster",
+        "config.storage.topic": "connect-configs",
+        "offset.storage.topic": "connect-offsets",
+        "status.storage.topic": "connect-status",
+        "config.storage.replication.factor": "1",
+        "offset.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        "offset.flush.interval.ms": "10000",
+        "listeners": "http://127.0.0.1:0",
+        "spark.master": "local[2]",
+        "spark.ui.enabled": "false",
+    }
+    _say("starting a distributed Kafka Connect worker (bin/connect-distributed.sh equivalent)")
+    started = time.monotonic()
+    connect = distributed_worker(props)
+    connect.start()
+    url = connect.rest.url
+    try:
+        _say(f"worker up in {time.monotonic() - started:.1f}s; REST API at {url}")
+        _say(f"$ curl {url}  ->  {json.dumps(_rest(url, 'GET', '/')[1])}")
+        plugins = _rest(url, "GET", "/connector-plugins")[1]
+        _say(f"$ curl {url}connector-plugins  ->  {json.dumps(plugins)}")
+        request = {"name": "load-kafka-config", "config": {
+            "connector.class": "FileStreamSource", "file": str(source),
+            "topic": "kafka-config-topic"}}  # fmt: skip
+        status, body = _rest(url, "POST", "/connectors", request)
+        _say(f"$ curl -X POST {url}connectors ({request['name']})  ->  {status} {json.dumps(body)}")
+        lines = source.read_text(encoding="utf-8").splitlines()
+        topic = _read_topic(bootstrap, "kafka-config-topic", len(lines))
+        _say(f"kafka-config-topic holds {len(topic)} records, e.g.:")
+        for value in topic[:3]:
+            _say(f"  {value}")
+        request = {"name": "dump-kafka-config", "config": {
+            "connector.class": "FileStreamSink", "file": str(copy),
+            "topics": "kafka-config-topic"}}  # fmt: skip
+        status, body = _rest(url, "POST", "/connectors", request)
+        _say(f"$ curl -X POST {url}connectors ({request['name']})  ->  {status} {json.dumps(body)}")
+        deadline = time.monotonic() + 120
+        identical = False
+        while time.monotonic() < deadline and not identical:
+            time.sleep(0.5)
+            identical = copy.exists() and copy.read_bytes() == source.read_bytes()
+            done = copy.read_text(encoding="utf-8").count("\n") if copy.exists() else 0
+            _say(f"  sink progress: {done}/{len(lines)} lines in {copy.name}")
+        _say(f"copy-of-server-properties identical to server.properties: {identical}")
+        status, _ = _rest(url, "DELETE", "/connectors/dump-kafka-config")
+        _say(f"$ curl -X DELETE {url}connectors/dump-kafka-config  ->  {status}")
+        _say(f"connectors now: {_rest(url, 'GET', '/connectors')[1]}")
+        return identical
+    finally:
+        connect.stop()
+        _say("Connect worker stopped")
+
+
+def _read_topic(bootstrap: str, topic: str, count: int) -> list[str]:
+    reader = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "demo-console-consumer",
+            "auto.offset.reset": "earliest",
+        }
+    )
+    reader.subscribe([topic])
+    values: list[str] = []
+    deadline = time.monotonic() + 120
+    while len(values) < count and time.monotonic() < deadline:
+        values += [m.value().decode() for m in reader.consume(100, 0.5) if m.error() is None]
+    reader.close()
+    return values

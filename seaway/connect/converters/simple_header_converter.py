@@ -188,8 +188,7 @@ def _java_big_decimal(text: str) -> decimal.Decimal | None:
     scale = len(fraction) - exponent
     if not _INT_MIN <= scale <= _INT_MAX:
         return None
-    unicode_digits = tuple(_digit(c) or 0 for c in digits)
-    return decimal.Decimal((int(sign == "-"), unicode_digits, -scale))
+    return decimal.Decimal((int(sign == "-"), tuple(int(c) for c in digits), -scale))
 
 
 def _scale(number: decimal.Decimal) -> int:
@@ -424,7 +423,9 @@ def _parse_field(text: str, position: int) -> tuple[int, int] | None:
     if text.startswith("E", position):
         cursor = position + 1
         exponent_negative = text.startswith("-", cursor)
-        exponent_digits, cursor = _scan_digits(text, cursor + exponent_negative)
+        if exponent_negative:
+            cursor += 1
+        exponent_digits, cursor = _scan_digits(text, cursor)
         if exponent_digits:
             value = -int(exponent_digits) if exponent_negative else int(exponent_digits)
             if _LONG_MIN <= value <= _LONG_MAX:
@@ -449,13 +450,12 @@ def _int_value(negative: bool, mantissa: int, exponent: int) -> int:
         return 0
     sign = -1 if negative else 1
     adjusted = len(str(mantissa)) - 1 + exponent
+    value: int | None = None
     if adjusted < 19:
         if exponent >= 0:
             value = sign * mantissa * 10**exponent
         elif mantissa % 10**-exponent == 0:
             value = sign * (mantissa // 10**-exponent)
-        else:
-            value = None
         if value is not None and _LONG_MIN <= value <= _LONG_MAX:
             return _wrap(value, 32)
     if adjusted > 400:
