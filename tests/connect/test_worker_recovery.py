@@ -9,6 +9,7 @@ appearance, and a sink connector's copy holds every line.
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
@@ -45,8 +46,6 @@ def _end_offset(bootstrap: str, topic: str) -> int:
 
 def _payloads(bootstrap: str, topic: str, isolation: str) -> list[str]:
     """Every value in the topic, decoded from the JsonConverter envelope."""
-    import json
-
     config = {
         "bootstrap.servers": bootstrap,
         "group.id": f"check-{uuid.uuid4().hex}",
@@ -144,3 +143,47 @@ def test_kill9_at_least_once_loses_nothing(tmp_path: Path, broker: object) -> No
     assert first_seen == lines
     copied = copy.read_text(encoding="utf-8").splitlines()
     assert set(copied) == set(lines)
+
+
+def test_corrupt_offset_record_is_reported_not_reset(tmp_path: Path, broker: object) -> None:
+    from confluent_kafka import Producer
+
+    bootstrap = broker.bootstrap_servers  # type: ignore[attr-defined]
+    name = f"bad-{uuid.uuid4().hex[:6]}"
+    source = tmp_path / "in.txt"
+    source.write_text("a\nb\nc\n", encoding="utf-8")
+    _create_topic(bootstrap, name)
+    props = distributed_props(bootstrap, name)
+    with WorkerProcess(props, tmp_path / "worker") as worker:
+        rest = worker.rest
+        assert rest is not None
+        key = json.dumps([f"{name}-src", {"filename": str(source)}], separators=(",", ":"))
+        producer = Producer({"bootstrap.servers": bootstrap})
+        producer.produce(f"{name}-offsets", key=key.encode(), value=b"\x00garbage")
+        producer.flush(10)
+        config = {"connector.class": "FileStreamSource", "file": str(source), "topic": name}
+        rest.ok("POST", "/connectors", {"name": f"{name}-src", "config": config})
+        status = wait_for(
+            "the connector to fail",
+            lambda: (
+                (s := rest.get(f"/connectors/{name}-src/status")[1])
+                and s.get("connector", {}).get("state") == "FAILED"
+                and s
+            ),
+        )
+        trace = status["connector"]["trace"]
+        assert f"{name}-offsets" in trace and "is not a JSON object" in trace
+        assert _end_offset(bootstrap, name) == 0  # nothing was read from the start again
+        # The way out the message names: stop, set the offsets, resume.
+        rest.ok("PUT", f"/connectors/{name}-src/stop")
+        wait_for(
+            "STOPPED",
+            lambda: (
+                rest.get(f"/connectors/{name}-src/status")[1]["connector"]["state"] == "STOPPED"
+            ),
+        )
+        offsets = {"offsets": [{"partition": {"filename": str(source)}, "offset": {"position": 2}}]}
+        rest.ok("PATCH", f"/connectors/{name}-src/offsets", offsets)
+        rest.ok("PUT", f"/connectors/{name}-src/resume")
+        wait_for("the lines after position 2", lambda: _end_offset(bootstrap, name) == 2)
+        assert _payloads(bootstrap, name, "read_uncommitted") == ["b", "c"]

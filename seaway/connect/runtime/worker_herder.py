@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from seaway import __version__
 from seaway.connect.api import Connector, ConnectorContext, SinkConnector, SourceConnector
-from seaway.connect.api.errors import AlreadyExistsError, NotFoundError
+from seaway.connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from seaway.connect.api.source import ExactlyOnceSupport
 from seaway.connect.rest.errors import BadRequestError
 from seaway.connect.runtime import connector_config as cc
@@ -295,6 +295,13 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         run.generation += 1
         if isinstance(run.connector, SourceConnector):
             transactional = self.config.exactly_once_source
+            corrupt = getattr(self.offsets, "corrupt_offsets", lambda _: [])(name)
+            if corrupt:
+                raise ConnectError(
+                    f"Cannot start connector {name}: {'; '.join(corrupt)}. Set its offsets "
+                    f"with PATCH /connectors/{name}/offsets (or reset them with DELETE) while "
+                    "it is STOPPED."
+                )
             start = self.offsets.connector_offsets(name)
             run.flushed = dict(start)
             spec = SourceQuerySpec(
@@ -631,7 +638,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
 
     def stop_connector(self, name: str) -> None:
         self._require(name)
-        self.configs.remove_task_configs(name)
+        self.configs.put_task_configs(name, [])  # an empty task set, as Kafka writes it
         self.configs.put_target_state(name, TargetState.STOPPED)
 
     # --- Herder: topics ---------------------------------------------------------------------

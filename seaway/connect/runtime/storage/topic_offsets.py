@@ -62,6 +62,9 @@ class TopicOffsetStore:
         # The key bytes last read for each entry: rewrites and tombstones reuse them, so an
         # entry another writer created (with its own key order) is replaced, not duplicated.
         self._keys: dict[tuple[str, PartitionKey], bytes] = {}
+        # Records whose value could not be read, by connector and partition: reported when
+        # the connector starts instead of silently starting that partition over.
+        self._corrupt: dict[str, dict[PartitionKey, str]] = {}
         self._pending: list[Future[tuple[int, int]]] = []
         self._pending_lock = threading.Lock()
 
@@ -139,6 +142,11 @@ class TopicOffsetStore:
         """The namespaces (connectors) that have offsets, as read so far."""
         return self.table.namespaces()
 
+    def corrupt_offsets(self, namespace: str) -> list[str]:
+        """What is wrong with connector *namespace*'s unreadable offset records, if any."""
+        self.topic_log.read_to_end(self.timeout)
+        return sorted(self._corrupt.get(namespace, {}).values())
+
     def _on_record(self, record: LogRecord) -> None:
         parsed = parse_offset_key(record.key)
         if parsed is None:
@@ -146,12 +154,18 @@ class TopicOffsetStore:
         namespace, partition = parsed
         key = partition_key(partition)
         if record.value is None:
+            self._corrupt.get(namespace, {}).pop(key, None)
             self._keys.pop((namespace, key), None)
             self.table.apply(namespace, key, None)
             return
         offset = parse_offset_value(record.value)
         if offset is None:
+            self._corrupt.setdefault(namespace, {})[key] = (
+                f"the record for source partition {key} at {self.topic}-{record.partition} "
+                f"offset {record.offset} is not a JSON object: {record.value[:100]!r}"
+            )
             return
+        self._corrupt.get(namespace, {}).pop(key, None)
         assert record.key is not None
         self._keys[(namespace, key)] = record.key
         self.table.apply(namespace, key, offset)
