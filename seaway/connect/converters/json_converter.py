@@ -16,12 +16,13 @@ b'{"schema":{"type":"string","optional":false},"payload":"foo"}'
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 import seaway
 from seaway.config import ConfigDef
-from seaway.connect.api.data import Schema, SchemaAndValue
+from seaway.connect.api.data import Schema, SchemaAndValue, SchemaType
 from seaway.connect.api.errors import DataError
 from seaway.connect.api.header import Headers
 from seaway.connect.api.storage import (
@@ -32,7 +33,7 @@ from seaway.connect.api.storage import (
 )
 from seaway.connect.converters.json_codec import JsonCodec
 from seaway.connect.converters.json_config import CONFIG_DEF, JsonConverterConfig
-from seaway.connect.converters.json_text import dumps, loads
+from seaway.connect.converters.json_text import dumps, loads, string_bytes
 
 ENVELOPE_ERROR: Final = (
     'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not '
@@ -51,6 +52,8 @@ class JsonConverter(Converter, HeaderConverter):
         self._apply(JsonConverterConfig(type=ConverterType.VALUE))
 
     def _apply(self, config: JsonConverterConfig) -> None:
+        self._prefixes: dict[int, tuple[Schema, bytes]] = {}
+        self._envelopes: dict[bytes, Schema] = {}
         self.settings = config
         self.codec = JsonCodec(
             config.decimal_format, config.replace_null_with_default, config.schema_cache_size
@@ -82,6 +85,17 @@ class JsonConverter(Converter, HeaderConverter):
         """JSON bytes of *value*; None when both schema and value are None (a tombstone)."""
         if schema is None and value is None:
             return None
+        if type(value) is str and schema is not None and _plain_string(schema):
+            # The common case (a line, a text field) without building a JSON tree.
+            try:
+                literal = string_bytes(value)
+            except UnicodeEncodeError as exc:
+                raise DataError(
+                    "Converting Kafka Connect data to byte[] failed due to serialization error: "
+                ) from exc
+            if not self.settings.schemas_enabled:
+                return literal
+            return self._envelope_prefix(schema) + literal + b"}"
         payload = self.codec.to_json(schema, value)
         if self.settings.schemas_enabled:
             node: Any = {"schema": self.codec.schema_to_json(schema), "payload": payload}
@@ -94,12 +108,27 @@ class JsonConverter(Converter, HeaderConverter):
                 "Converting Kafka Connect data to byte[] failed due to serialization error: "
             ) from exc
 
+    def _envelope_prefix(self, schema: Schema) -> bytes:
+        """``{"schema":<schema>,"payload":`` for *schema*, computed once per schema object."""
+        cached = self._prefixes.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            if len(self._prefixes) >= 256:
+                self._prefixes.clear()
+            schema_json = dumps(self.codec.schema_to_json(schema))
+            cached = (schema, b'{"schema":' + schema_json + b',"payload":')
+            self._prefixes[id(schema)] = cached
+        return cached[1]
+
     def to_connect_data(
         self, topic: str, value: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
         """The schema and value JSON bytes stand for; None gives ``SchemaAndValue.NULL``."""
         if value is None:
             return SchemaAndValue.NULL
+        if self.settings.schemas_enabled:
+            fast = self._string_envelope(value)
+            if fast is not None:
+                return fast
         try:
             node = loads(value)
         except (ValueError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -113,7 +142,30 @@ class JsonConverter(Converter, HeaderConverter):
         ):
             raise DataError(ENVELOPE_ERROR)
         schema = self.codec.schema_from_json(node["schema"])
-        return SchemaAndValue(schema, self.codec.to_connect(schema, node["payload"]))
+        result = SchemaAndValue(schema, self.codec.to_connect(schema, node["payload"]))
+        if schema is not None and _plain_string(schema) and isinstance(result.value, str):
+            self._learn_envelope(schema)
+        return result
+
+    def _learn_envelope(self, schema: Schema) -> None:
+        """Remember the exact bytes before a string payload written with *schema*."""
+        if len(self._envelopes) < 16:
+            prefix = self._envelope_prefix(schema) + b'"'
+            self._envelopes.setdefault(prefix, schema)
+
+    def _string_envelope(self, value: bytes) -> SchemaAndValue | None:
+        """``{"schema":<known string schema>,"payload":"<plain text>"}`` without a JSON
+        parse: only when the payload has no escapes, quotes or control characters."""
+        for prefix, schema in self._envelopes.items():
+            if value.startswith(prefix) and value.endswith(b'"}'):
+                middle = value[len(prefix) : -2]
+                if _NOT_PLAIN.search(middle) is not None:
+                    return None
+                try:
+                    return SchemaAndValue(schema, middle.decode("utf-8"))
+                except UnicodeDecodeError:
+                    return None
+        return None
 
     # ------------------------------------------------------------------ headers
 
@@ -136,6 +188,13 @@ class JsonConverter(Converter, HeaderConverter):
     def as_connect_schema(self, json_schema: Any) -> Schema | None:
         """The schema a JSON schema tree (parsed JSON) describes."""
         return self.codec.schema_from_json(json_schema)
+
+
+_NOT_PLAIN: Final = re.compile(rb'[\x00-\x1f"\\]')
+
+
+def _plain_string(schema: Schema) -> bool:
+    return schema.type is SchemaType.STRING
 
 
 __all__ = ["JsonConverter"]

@@ -64,7 +64,14 @@ def _escape_char(match: re.Match[str]) -> str:
 
 
 def _string(text: str) -> str:
+    if _NEEDS_ESCAPE.search(text) is None:
+        return '"' + text + '"'
     return '"' + _NEEDS_ESCAPE.sub(_escape_char, text) + '"'
+
+
+def string_bytes(text: str) -> bytes:
+    """A JSON string literal as Jackson writes it, in UTF-8."""
+    return _string(text).encode("utf-8")
 
 
 _NON_FINITE = frozenset(("NaN", "Infinity", "-Infinity"))

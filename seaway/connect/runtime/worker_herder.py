@@ -232,7 +232,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                 self._destroy_statuses(name, snapshot.tasks(name))
             return
         if run is None or run.connector is None:
-            run = self._running[name] = _Running(config)
+            if run is None:
+                run = self._running[name] = _Running(config)
             connector = self.plugins.new_connector(config[cc.CONNECTOR_CLASS])
             connector.initialize(_Context(self, name))
             connector.start(dict(config))
@@ -416,7 +417,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             except Exception:
                 log.warning("Stopping connector %s failed", name, exc_info=True)
         if state is State.DESTROYED:
-            self._destroy_statuses(name, [ConnectorTaskId(name, i) for i in range(64)])
+            self._destroy_statuses(name, ())
         elif state is not None:
             self._put(ConnectorStatus(name, state, self.worker_id))
 
@@ -436,7 +437,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             if isinstance(status, ConnectorStatus)
             else self.statuses.get_task(status.id)
         )
-        if current is not None and (current.state, current.trace) == (status.state, status.trace):
+        same = (status.state, status.trace, status.worker_id)
+        if current is not None and (current.state, current.trace, current.worker_id) == same:
             return
         self.statuses.put(status)
 
@@ -586,8 +588,16 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         with self._lock:
             run = self._running.get(name)
             if restart_connector and run is not None:
-                self._stop_connector(name, State.RESTARTING)
-            elif tasks and run is not None:
+                # Only the Connector object restarts; its tasks keep running unless asked.
+                if run.connector is not None:
+                    try:
+                        run.connector.stop()
+                    except Exception:
+                        log.warning("Stopping connector %s failed", name, exc_info=True)
+                run.connector = None
+                run.stopped_on_error = False
+                self._put(ConnectorStatus(name, State.RESTARTING, self.worker_id))
+            if tasks and run is not None:
                 for index in tasks:
                     run.failed.pop(index, None)
                 run.stopped_on_error = False

@@ -901,3 +901,55 @@ def test_schema_caches() -> None:
     for schema in (Schema.INT8_SCHEMA, Schema.INT16_SCHEMA, Schema.INT32_SCHEMA):
         small.from_connect_data(TOPIC, schema, 1)
     assert len(small.codec.from_connect_schema_cache) == 1
+
+
+# --- the string fast paths give exactly the generic path's results --------------------------
+
+_STRINGS = [
+    "",
+    "plain text",
+    'with "quotes"',
+    "back\\slash",
+    "tab\tnew\nline\rcr",
+    "\x00\x01\x1f control",
+    "naïve café ☕ 𝄞",
+    "\u2028\u2029 separators",
+    "x" * 5000,
+]
+
+
+def _generic_bytes(conv: JsonConverter, schema: Any, value: str) -> bytes:
+    from seaway.connect.converters.json_text import dumps
+
+    payload = conv.codec.to_json(schema, value)
+    if conv.settings.schemas_enabled:
+        return dumps({"schema": conv.codec.schema_to_json(schema), "payload": payload})
+    return dumps(payload)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("text", _STRINGS)
+def test_string_fast_path_writes_the_generic_bytes(text: str, enabled: bool) -> None:
+    conv = converter(**{"schemas.enable": str(enabled).lower()})
+    for schema in (Schema.STRING_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA):
+        assert conv.from_connect_data("t", schema, text) == _generic_bytes(conv, schema, text)
+
+
+@pytest.mark.parametrize("text", _STRINGS)
+def test_string_envelope_fast_read_matches_a_full_parse(text: str) -> None:
+    conv = converter()
+    data = conv.from_connect_data("t", Schema.STRING_SCHEMA, text)
+    first = conv.to_connect_data("t", data)  # full parse; learns the envelope
+    again = conv.to_connect_data("t", data)  # fast path when the text allows it
+    assert first.value == again.value == text
+    assert first.schema == again.schema == Schema.STRING_SCHEMA
+
+
+def test_string_envelope_fast_read_still_rejects_bad_json() -> None:
+    conv = converter()
+    good = conv.from_connect_data("t", Schema.STRING_SCHEMA, "ok")
+    conv.to_connect_data("t", good)
+    prefix = good[: good.index(b'"payload":') + len(b'"payload":')]
+    for bad in (prefix + b'"a"b"}', prefix + b'"\xff\xfe"}', prefix + b'"a\x01"}'):
+        with pytest.raises(DataError):
+            conv.to_connect_data("t", bad)

@@ -105,6 +105,7 @@ class RecordConverter:
             spec.header.class_name, spec.header.configs
         )
         self.chain = TransformationChain.from_config(spec.connector_config)
+        self.transforms = len(self.chain) > 0
         self.skipped = 0
 
     def close(self) -> None:
@@ -146,7 +147,11 @@ class RecordConverter:
 
     def source_rows(self, record: ConnectRecord) -> tuple[Any, ...] | None:
         """Transform and convert one source record; None when dropped or skipped."""
-        transformed = self.guarded("TRANSFORMATION", lambda: self.chain.apply(record), record)
+        transformed = (
+            self.guarded("TRANSFORMATION", lambda: self.chain.apply(record), record)
+            if self.transforms
+            else record
+        )
         if transformed is None:
             return None
         return self.guarded("VALUE_CONVERTER", lambda: self.source_row(transformed), transformed)
@@ -186,8 +191,8 @@ class RecordConverter:
     def sink_record(self, *row: Any) -> SinkRecord | None:
         """Convert and transform one consumed row; None when dropped or skipped."""
         record = self.guarded("VALUE_CONVERTER", lambda: self._sink_record(*row), row)
-        if record is None:
-            return None
+        if record is None or not self.transforms:
+            return record
         return self.guarded("TRANSFORMATION", lambda: self.chain.apply(record), record)
 
 

@@ -103,10 +103,13 @@ class _TaskContext(SinkTaskContext):
 
 def _rows(batch: pa.RecordBatch) -> Iterator[tuple[Any, ...]]:
     names = batch.schema.names
-    cols = {name: batch.column(i).to_pylist() for i, name in enumerate(names)}
-    timestamps = [
-        None if t is None else int(t.timestamp() * 1000) for t in cols.get("timestamp", [])
-    ]
+    cols = {
+        name: (
+            batch.column(i).cast(pa.int64()) if name == "timestamp" else batch.column(i)
+        ).to_pylist()
+        for i, name in enumerate(names)
+    }
+    timestamps = [None if t is None else t // 1000 for t in cols.get("timestamp", [])]
     headers = cols.get("headers") or [None] * batch.num_rows
     yield from zip(
         cols["topic"],
