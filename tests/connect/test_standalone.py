@@ -40,6 +40,7 @@ def _files(tmp_path: Path, bootstrap: str) -> tuple[dict[str, str], list[Path], 
         "listeners": "http://127.0.0.1:0",
         "spark.master": "local[2]",
         "spark.trigger.interval.ms": "200",
+        "spark.source.plans.per.batch": "2",  # batches of 4,000 lines: the kill lands mid-file
     }
     connectors = []
     for name, config in (

@@ -78,7 +78,13 @@ def _run_with_kill(
     topic = f"{name}-lines"
     _create_topic(bootstrap, topic)
     props = distributed_props(
-        bootstrap, name, **{"exactly.once.source.support": "enabled" if eos else "disabled"}
+        bootstrap,
+        name,
+        **{
+            "exactly.once.source.support": "enabled" if eos else "disabled",
+            # Micro-batches of 6,000 lines, so the kill lands in the middle of the file.
+            "spark.source.plans.per.batch": 3,
+        },
     )
     copy = tmp_path / "copy.txt"
     first = WorkerProcess(props, tmp_path / "first").start()

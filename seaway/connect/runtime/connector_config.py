@@ -378,12 +378,12 @@ def sink_topic_errors(config: Mapping[str, str]) -> dict[str, list[str]]:
             errors.setdefault(TOPICS_REGEX, []).append(f"Invalid regex: {error}")
     dlq = (config.get(DLQ_TOPIC) or "").strip()
     if dlq and dlq in topics:
-        errors.setdefault(DLQ_TOPIC, []).append(
+        errors.setdefault(TOPICS, []).append(
             f"The DLQ topic '{dlq}' may not be included in the list of topics "
             f"('{TOPICS}=[{', '.join(topics)}]') consumed by the connector"
         )
     if dlq and regex and _full_match(regex, dlq):
-        errors.setdefault(DLQ_TOPIC, []).append(
+        errors.setdefault(TOPICS_REGEX, []).append(
             f"The DLQ topic '{dlq}' may not be matched by the regex for the topics "
             f"('{TOPICS_REGEX}={regex}') consumed by the connector"
         )
@@ -478,11 +478,7 @@ def config_infos(
 
 def invalid_config_message(infos: Mapping[str, Any]) -> str:
     """Kafka's ``maybeAddConfigErrors`` message for a create/update with errors."""
-    errors = [
-        f"{c['value']['name']}: {message}" if c["definition"] is None else message
-        for c in infos["configs"]
-        for message in c["value"]["errors"]
-    ]
+    errors = [message for c in infos["configs"] for message in c["value"]["errors"]]
     return (
         f"Connector configuration is invalid and contains the following {len(errors)} "
         "error(s):\n" + "".join(f"{e}\n" for e in errors) + "You can also find the above list "

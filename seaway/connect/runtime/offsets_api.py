@@ -62,18 +62,20 @@ def parse_sink_offsets(offsets: list[Mapping[str, Any]]) -> dict[TopicPartition,
     out: dict[TopicPartition, int | None] = {}
     for entry in offsets:
         partition = entry.get("partition")
-        if not partition:
+        if partition is None:
             raise BadRequestError(
                 "The partition for a sink connector offset cannot be null or missing"
             )
         if KAFKA_TOPIC not in partition or KAFKA_PARTITION not in partition:
             raise BadRequestError(
                 "The partition for a sink connector offset must contain the keys "
-                f"'{KAFKA_TOPIC}' and '{KAFKA_PARTITION}', but was: {partition}"
+                f"'{KAFKA_TOPIC}' and '{KAFKA_PARTITION}'"
             )
         topic = partition[KAFKA_TOPIC]
-        if not isinstance(topic, str) or not topic:
-            raise BadRequestError(f"Kafka topic names must be valid strings, but was: {topic}")
+        if not isinstance(topic, str):
+            raise BadRequestError("Kafka topic names must be valid strings and may not be null")
+        if partition[KAFKA_PARTITION] is None:
+            raise BadRequestError("Kafka partitions must be valid numbers and may not be null")
         number = _int(
             partition[KAFKA_PARTITION],
             "Failed to parse the following Kafka partition value in the provided offsets: "
@@ -87,7 +89,7 @@ def parse_sink_offsets(offsets: list[Mapping[str, Any]]) -> dict[TopicPartition,
         if not isinstance(offset, Mapping) or KAFKA_OFFSET not in offset:
             raise BadRequestError(
                 "The offset for a sink connector should either be null or contain the key "
-                f"'{KAFKA_OFFSET}', but was: {offset}"
+                f"'{KAFKA_OFFSET}'"
             )
         out[TopicPartition(topic, number)] = _int(
             offset[KAFKA_OFFSET],
@@ -231,8 +233,9 @@ def _alter_group(
 def _delete_group(client: Mapping[str, str], group: str) -> None:
     from confluent_kafka import KafkaError, KafkaException
 
+    admin = _admin(client)  # kept referenced until the reply: a collected client never answers
     try:
-        _admin(client).delete_consumer_groups([group])[group].result(_TIMEOUT_S)
+        admin.delete_consumer_groups([group])[group].result(_TIMEOUT_S)
     except KafkaException as error:
         if error.args[0].code() != KafkaError.GROUP_ID_NOT_FOUND:
             raise

@@ -21,8 +21,7 @@ from importlib.metadata import entry_points
 from typing import Any, Final
 
 from seaway.connect.api import Connector, SinkConnector, SourceConnector
-from seaway.connect.api.errors import NotFoundError
-from seaway.connect.rest.errors import BadRequestError
+from seaway.connect.api.errors import ConnectError, NotFoundError
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +130,8 @@ class Plugins:
         return self._names.get(cls) or f"{cls.__module__}.{cls.__qualname__}"
 
     def connector_class(self, name: str) -> type[Connector]:
-        """The connector called *name*; BadRequestError listing the available ones."""
+        """The connector called *name*; a ConnectError (500, as in Kafka) listing the
+        available ones."""
         cls = self._aliases.get(name.strip())
         if cls is None:
             loaded = _python_class(name.strip())
@@ -139,7 +139,7 @@ class Plugins:
                 cls = loaded
         if cls is None:
             available = ", ".join(self.class_name(c) for c in self.connector_classes())
-            raise BadRequestError(
+            raise ConnectError(
                 "Failed to find any class that implements Connector and which name matches "
                 f"{name.strip()}, available connectors are: {available}"
             )
@@ -196,7 +196,7 @@ class Plugins:
                 return desc
         try:
             cls = self.connector_class(name)
-        except BadRequestError:
+        except ConnectError:
             raise NotFoundError(f"Unknown plugin {name}.") from None
         return PluginDesc(self.class_name(cls), connector_type(cls), _version(cls), cls)
 

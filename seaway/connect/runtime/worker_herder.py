@@ -143,6 +143,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         self._thread: threading.Thread | None = None
         self._cluster_id: str | None = None
         self._lock = threading.RLock()
+        self._written: dict[tuple[type, str], tuple[State, str | None, str]] = {}
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -437,9 +438,12 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             if isinstance(status, ConnectorStatus)
             else self.statuses.get_task(status.id)
         )
+        # Skip only what this herder itself wrote last: the store's cache lags behind writes.
+        key = status.id if isinstance(status, ConnectorStatus) else str(status.id)
         same = (status.state, status.trace, status.worker_id)
-        if current is not None and (current.state, current.trace, current.worker_id) == same:
+        if current is not None and self._written.get((type(status), key)) == same:
             return
+        self._written[(type(status), key)] = same
         self.statuses.put(status)
 
     def connector_failed(self, name: str, error: BaseException) -> None:
@@ -610,12 +614,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             return None
         if restart_connector:
             status["connector"] = {**status["connector"], "state": "RESTARTING"}
-            status["connector"].pop("trace", None)
         status["tasks"] = [
-            {"id": t["id"], "state": "RESTARTING", "worker_id": t["worker_id"]}
-            if t["id"] in tasks
-            else t
-            for t in status["tasks"]
+            {**t, "state": "RESTARTING"} if t["id"] in tasks else t for t in status["tasks"]
         ]
         return status
 
@@ -679,8 +679,11 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
     def plugin_config(self, plugin: str) -> list[JsonDict]:
         desc = self.plugins.plugin(plugin)
         instance = desc.cls()
-        config_def = instance.config()
-        return [cc.config_key_info(k) for k in config_def.config_keys.values()]
+        keys = list(instance.config().config_keys.values())
+        if isinstance(instance, Connector):  # then the framework's keys, as Kafka lists them
+            framework = cc.framework_config_def(instance).config_keys
+            keys += [k for name, k in framework.items() if name not in instance.config()]
+        return [cc.config_key_info(k) for k in keys]
 
     def validate_connector_config(
         self, config: Mapping[str, str], plugin: str | None = None
@@ -704,10 +707,13 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         extra: dict[str, list[str]] = {}
         if isinstance(connector, SinkConnector):
             extra.update(cc.sink_topic_errors(config))
-        from seaway.connect.transforms.chain import validate_transform_configs
+        from seaway.config import ConfigDef
+        from seaway.connect.transforms.chain import enrich, validate_transform_config_values
 
-        for key, messages in validate_transform_configs(config).items():
-            extra.setdefault(key, []).extend(messages)
+        aliases = enrich(config, ConfigDef())  # transforms.<alias>.* keys, groups per alias
+        definitions.append(
+            (aliases, list(validate_transform_config_values(config, ConfigDef()).values()))
+        )
         if isinstance(connector, SourceConnector):
             for key, messages in self._exactly_once_errors(connector, config).items():
                 extra.setdefault(key, []).extend(messages)
