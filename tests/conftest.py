@@ -6,6 +6,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +44,24 @@ def data_dir(tmp_path: Path) -> Path:
     path = tmp_path / "data"
     path.mkdir()
     return path
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One SparkSession (local[2]) for the whole run, with Seaway's data sources registered."""
+    from seaway.spark import spark_session
+
+    warehouse = tmp_path_factory.mktemp("spark-warehouse")
+    session = spark_session(
+        "local[2]",
+        app_name="seaway-tests",
+        config={
+            "spark.ui.enabled": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.sql.warehouse.dir": str(warehouse),
+            "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
+        },
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -69,3 +69,17 @@ def spark_session(
     install_kafka_alias()
     register(spark)
     return spark
+
+
+def stop_query(query: Any, timeout: float = 30.0) -> None:
+    """Stop a streaming query between micro-batches: wait (up to *timeout* seconds) for the
+    running batch to finish and commit, so a stop never cuts a batch in half."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while query.isActive and time.monotonic() < deadline:
+        status = query.status
+        if not status.get("isTriggerActive", False):
+            break
+        time.sleep(0.05)
+    query.stop()

@@ -125,8 +125,15 @@ def _run_with_kill(
                 ),
                 timeout=240,
             )
-        offsets = second.rest.ok("GET", f"/connectors/{name}-src/offsets")
-        assert offsets["offsets"][0]["offset"] == {"position": source.stat().st_size}
+        rest = second.rest
+        final = {"position": source.stat().st_size}
+        wait_for(  # at-least-once offsets are flushed every offset.flush.interval.ms
+            "the final source offset",
+            lambda: (
+                rest.ok("GET", f"/connectors/{name}-src/offsets")["offsets"][0]["offset"] == final
+            ),
+            timeout=60,
+        )
     finally:
         second.stop()
     return lines, source, copy

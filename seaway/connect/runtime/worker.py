@@ -83,8 +83,10 @@ class ConnectorQuery:
         return set(self.topics)
 
     def stop(self) -> None:
+        from seaway.spark.session import stop_query
+
         try:
-            self.query.stop()
+            stop_query(self.query)
         finally:
             shutil.rmtree(self.checkpoint, ignore_errors=True)
 

@@ -1,0 +1,307 @@
+"""One MirrorSource replication flow A -> B as a Spark streaming query.
+
+The driver does what MirrorSourceConnector does on start: it picks the source topics to
+replicate (the topic filter, heartbeats topics, never internal topics, never a cycle —
+a topic whose upstream chain already passed through the target), creates each remote topic
+on the target with the source's partition count and its replicable configs, adds missing
+partitions, and creates the offset-syncs topic. Then one query copies them: Seaway's Kafka
+source on cluster A, starting from MM2's stored offsets (``offset + 1``; earliest for
+partitions never copied) → ``seaway-mirror-sink`` (:mod:`seaway.mirror.sink`).
+
+Topics that appear later are picked up by :meth:`MirrorSourceFlow.refresh` (the driver
+calls it every ``refresh.topics.interval.seconds``): when the set changes the query is
+restarted from the stored offsets.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
+from seaway.mirror.policy import ReplicationPolicy
+from seaway.mirror.sink import CONNECTOR_NAME, SINK_NAME, MirrorSinkSpec
+
+log = logging.getLogger(__name__)
+
+_TIMEOUT_S: Final = 30.0
+_EARLIEST: Final = -2
+
+
+@dataclass
+class FlowSettings:
+    """The settings of one A -> B flow (MirrorSourceConfig's, already parsed)."""
+
+    source_alias: str
+    target_alias: str
+    source_client: dict[str, str]  # librdkafka settings incl. bootstrap.servers
+    target_client: dict[str, str]
+    policy: ReplicationPolicy
+    topic_filter: TopicFilter
+    config_filter: ConfigPropertyFilter
+    replication_factor: int = 2
+    offset_lag_max: int = 100
+    emit_offset_syncs: bool = True
+    offset_syncs_location: str = "source"
+    heartbeats_replication: bool = True
+    internal_replication_factor: int = 3
+    trigger_ms: int = 500
+    spark_options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def offsets_topic(self) -> str:
+        return f"mm2-offsets.{self.source_alias}.internal"
+
+    @property
+    def offset_syncs_topic(self) -> str:
+        other = self.target_alias if self.offset_syncs_location == "source" else self.source_alias
+        return self.policy.offset_syncs_topic(other)
+
+    @property
+    def offset_syncs_client(self) -> dict[str, str]:
+        return self.source_client if self.offset_syncs_location == "source" else self.target_client
+
+
+def _admin(client: Mapping[str, str]) -> Any:
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient(dict(client))
+
+
+class MirrorSourceFlow:
+    """Selects, creates and copies the topics of one replication flow."""
+
+    def __init__(self, spark: Any, settings: FlowSettings) -> None:
+        self.spark = spark
+        self.settings = settings
+        self.query: Any = None
+        self.topics: dict[str, int] = {}  # source topic -> partitions
+        self._checkpoint: Path | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.settings.source_alias}->{self.settings.target_alias}"
+
+    # --- topics -----------------------------------------------------------------------------
+
+    def is_cycle(self, topic: str) -> bool:
+        """Whether *topic* already came through the target (MM2's ``isCycle``)."""
+        policy, target = self.settings.policy, self.settings.target_alias
+        source = policy.topic_source(topic)
+        if source is None:
+            return False
+        if source == target:
+            return True
+        upstream = policy.upstream_topic(topic)
+        return upstream is not None and upstream != topic and self.is_cycle(upstream)
+
+    def should_replicate(self, topic: str) -> bool:
+        s = self.settings
+        wanted = s.topic_filter.should_replicate_topic(topic) or (
+            s.heartbeats_replication and s.policy.is_heartbeats_topic(topic)
+        )
+        return wanted and not s.policy.is_internal_topic(topic) and not self.is_cycle(topic)
+
+    def source_topics(self) -> dict[str, int]:
+        metadata = _admin(self.settings.source_client).list_topics(timeout=_TIMEOUT_S)
+        return {
+            name: len(t.partitions)
+            for name, t in sorted(metadata.topics.items())
+            if t.error is None and self.should_replicate(name)
+        }
+
+    def remote_topic(self, topic: str) -> str:
+        return self.settings.policy.format_remote_topic(self.settings.source_alias, topic)
+
+    def create_remote_topics(self, topics: Mapping[str, int]) -> None:
+        """Create missing remote topics (partitions and configs of the source) and add
+        partitions where the source has more."""
+        from confluent_kafka.admin import NewPartitions, NewTopic
+
+        target = _admin(self.settings.target_client)
+        existing = target.list_topics(timeout=_TIMEOUT_S).topics
+        configs = self._source_configs([t for t in topics if self.remote_topic(t) not in existing])
+        new = [
+            NewTopic(
+                self.remote_topic(t), n, self.settings.replication_factor, config=configs.get(t, {})
+            )
+            for t, n in topics.items()
+            if self.remote_topic(t) not in existing
+        ]
+        grow = [
+            NewPartitions(self.remote_topic(t), n)
+            for t, n in topics.items()
+            if self.remote_topic(t) in existing
+            and len(existing[self.remote_topic(t)].partitions) < n
+        ]
+        futures = [*target.create_topics(new).values()] if new else []
+        if grow:
+            futures += target.create_partitions(grow).values()
+        for future in futures:
+            try:
+                future.result(_TIMEOUT_S)
+            except Exception as error:
+                if "TOPIC_ALREADY_EXISTS" not in str(error) and "INVALID_PARTITIONS" not in str(
+                    error
+                ):
+                    raise
+        for topic in new:
+            log.info("Created remote topic %s (%d partitions)", topic.topic, topic.num_partitions)
+
+    def _source_configs(self, topics: list[str]) -> dict[str, dict[str, str]]:
+        """Non-default, replicable configs of the source topics (MM2's ``targetConfig``)."""
+        if not topics:
+            return {}
+        from confluent_kafka.admin import ConfigResource
+
+        admin = _admin(self.settings.source_client)
+        resources = [ConfigResource("topic", t) for t in topics]
+        out: dict[str, dict[str, str]] = {}
+        for resource, future in admin.describe_configs(resources).items():
+            entries = future.result(_TIMEOUT_S)
+            out[resource.name] = {
+                name: entry.value
+                for name, entry in entries.items()
+                if not entry.is_default
+                and not entry.is_read_only
+                and not entry.is_sensitive
+                and entry.value is not None
+                and self.settings.config_filter.should_replicate_config_property(name)
+            }
+        return out
+
+    def create_internal_topics(self) -> None:
+        from confluent_kafka.admin import NewTopic
+
+        s = self.settings
+        wanted = [(s.target_client, NewTopic(s.offsets_topic, 25, s.internal_replication_factor,
+                                             config={"cleanup.policy": "compact"}))]  # fmt: skip
+        if s.emit_offset_syncs:
+            wanted.append((s.offset_syncs_client, NewTopic(
+                s.offset_syncs_topic, 1, s.internal_replication_factor,
+                config={"cleanup.policy": "compact"})))  # fmt: skip
+        for client, topic in wanted:
+            admin = _admin(client)  # referenced until the reply: a collected client never answers
+            try:
+                admin.create_topics([topic])[topic.topic].result(_TIMEOUT_S)
+            except Exception as error:
+                if "TOPIC_ALREADY_EXISTS" not in str(error):
+                    raise
+
+    # --- offsets ----------------------------------------------------------------------------
+
+    def stored_offsets(self) -> dict[tuple[str, int], int]:
+        """Last copied offset per source partition, from ``mm2-offsets.<source>.internal``."""
+        from seaway.connect.runtime.storage import TopicOffsetStore, TopicSpec
+
+        s = self.settings
+        store = TopicOffsetStore(
+            TopicSpec(s.offsets_topic, 25, s.internal_replication_factor),
+            {"bootstrap.servers": s.target_client["bootstrap.servers"]},
+            client_id=f"{self.name}-offsets",
+        )
+        store.start()
+        try:
+            out: dict[tuple[str, int], int] = {}
+            for key, offset in store.connector_offsets(CONNECTOR_NAME).items():
+                partition = json.loads(key)
+                if partition.get("cluster") == s.source_alias and isinstance(offset, dict):
+                    out[(partition["topic"], int(partition["partition"]))] = int(offset["offset"])
+            return out
+        finally:
+            store.stop()
+
+    def _starting_offsets(self, topics: Mapping[str, int]) -> str:
+        stored = self.stored_offsets()
+        start = {
+            t: {str(p): stored[(t, p)] + 1 if (t, p) in stored else _EARLIEST for p in range(n)}
+            for t, n in topics.items()
+        }
+        return json.dumps(start)
+
+    # --- the query --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Create what is missing and start copying."""
+        self.create_internal_topics()
+        self.topics = self.source_topics()
+        if not self.topics:
+            log.info("Flow %s: no topic to replicate yet", self.name)
+            return
+        self.create_remote_topics(self.topics)
+        s = self.settings
+        spec = MirrorSinkSpec(
+            source_alias=s.source_alias,
+            remote_topics={t: self.remote_topic(t) for t in self.topics},
+            target_producer=dict(s.target_client),
+            offsets_topic=s.offsets_topic,
+            offset_lag_max=s.offset_lag_max,
+            offset_syncs_topic=s.offset_syncs_topic if s.emit_offset_syncs else None,
+            offset_syncs_producer=dict(s.offset_syncs_client),
+        )
+        self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
+        reader = (
+            self.spark.readStream.format("seaway-kafka")
+            .option("kafka.bootstrap.servers", s.source_client["bootstrap.servers"])
+            .option("subscribe", ",".join(self.topics))
+            .option("startingOffsets", self._starting_offsets(self.topics))
+            .option("includeHeaders", "true")
+            .option("failOnDataLoss", "false")
+        )
+        for key, value in s.source_client.items():
+            if key != "bootstrap.servers":
+                reader = reader.option(f"kafka.{key}", value)
+        for key, value in s.spark_options.items():
+            reader = reader.option(key, value)
+        self.query = (
+            reader.load()
+            .writeStream.format(SINK_NAME)
+            .option("spec", spec.to_json())
+            .option("checkpointLocation", str(self._checkpoint))
+            .queryName(f"mirror-source-{self.name}")
+            .trigger(processingTime=f"{s.trigger_ms} milliseconds")
+            .start()
+        )
+        log.info("Flow %s copying %s", self.name, sorted(self.topics))
+
+    def refresh(self) -> bool:
+        """Restart the copy if the replicable topics or their partitions changed."""
+        topics = self.source_topics()
+        if topics == self.topics:
+            return False
+        log.info("Flow %s: topics changed to %s; restarting the copy", self.name, sorted(topics))
+        self.stop()
+        self.start()
+        return True
+
+    def failure(self) -> str | None:
+        if self.query is None or self.query.isActive:
+            return None
+        error = self.query.exception()
+        return None if error is None else str(error)
+
+    def stop(self) -> None:
+        if self.query is not None:
+            from seaway.spark.session import stop_query
+
+            stop_query(self.query)
+            self.query = None
+        if self._checkpoint is not None:
+            shutil.rmtree(self._checkpoint, ignore_errors=True)
+            self._checkpoint = None
+
+
+def register(spark: Any) -> None:
+    """Register the mirror sink with *spark*."""
+    from seaway.mirror.sink import MirrorSinkDataSource
+
+    spark.dataSource.register(MirrorSinkDataSource)
+
+
+__all__ = ["FlowSettings", "MirrorSourceFlow", "register"]
