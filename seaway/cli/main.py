@@ -7,13 +7,15 @@ import logging
 import sys
 
 from seaway import __version__
-from seaway.cli import broker, connect, demo
+from seaway.cli import broker, connect, demo, mirror, mirror_maker
 
 _COMMANDS = {
     "broker": broker,
     "connect-standalone": connect,
     "connect-distributed": connect,
     "demo": demo,
+    "mirror": mirror,
+    "mirror-maker": mirror_maker,
 }
 
 

@@ -148,10 +148,15 @@ def copy_batches(spec: MirrorSinkSpec, batches: Iterator[pa.RecordBatch]) -> Mir
 def _emit_offset_syncs(spec: MirrorSinkSpec, acked: list[tuple[str, int, int, int]]) -> None:
     assert spec.offset_syncs_topic is not None
     writer = _sync_writer(spec)
+    syncs = []
     for topic, partition, upstream, downstream in acked:
-        writer.maybe_queue_offset_syncs(TopicPartition(topic, partition), upstream, downstream)
-    writer.promote_delayed_offset_syncs()
-    syncs = writer.take_pending_offset_syncs()
+        tp = TopicPartition(topic, partition)
+        if writer.maybe_queue_offset_syncs(tp, upstream, downstream):
+            # MM2 sends these at once; taking them now keeps every one, not only the latest
+            # of the partition, which the translation needs to go back in time.
+            syncs += writer.take_pending_offset_syncs()
+    writer.promote_delayed_offset_syncs()  # as on a Connect offset commit
+    syncs += writer.take_pending_offset_syncs()
     if not syncs:
         return
     producer = _producer(spec.offset_syncs_producer)

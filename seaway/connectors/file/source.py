@@ -402,6 +402,23 @@ class FileStreamSourceTask(ReplayableSourceTask):
 # --------------------------------------------------------------------------- stdin
 
 
+def _readable(fd: int) -> bool:
+    """Whether reading *fd* would not block. ``poll`` rather than ``select``: select cannot
+    watch descriptors above FD_SETSIZE (1024), which a busy worker process soon has."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        try:
+            return bool(poller.poll(0))
+        except OSError:
+            return True
+    try:
+        readable, _, _ = select.select([fd], [], [], 0)
+    except (OSError, ValueError):
+        return True  # not selectable (e.g. a regular file on Windows): just read
+    return bool(readable)
+
+
 class _StdinReader:
     """Kafka's stdin mode: read whatever is available without blocking, split into lines."""
 
@@ -434,11 +451,7 @@ class _StdinReader:
             fd = None  # an in-memory stream: reading never blocks
         if fd is None:
             return stream.read(CHUNK_SIZE)
-        try:
-            readable, _, _ = select.select([fd], [], [], 0)
-        except (OSError, ValueError):
-            readable = [fd]  # not selectable (e.g. a regular file on Windows): just read
-        return os.read(fd, CHUNK_SIZE) if readable else None
+        return os.read(fd, CHUNK_SIZE) if _readable(fd) else None
 
     def poll(self, stopping: threading.Event, wait: float) -> list[SourceRecord] | None:
         while not self._eof and len(self._ready) < self.batch_size:

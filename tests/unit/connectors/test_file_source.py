@@ -456,3 +456,27 @@ def test_file_task_without_file_cannot_plan() -> None:
         task.plan({})
     with pytest.raises(ConnectError, match="standard input"):
         list(task.read({"filename": None}, None, {"position": 1}))
+
+
+def test_stdin_task_over_a_pipe_with_a_high_descriptor() -> None:
+    """A descriptor above select()'s FD_SETSIZE (1024) must not make poll() block."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1100:
+        pytest.fail(f"this test needs a descriptor limit above 1100 (hard limit {hard})")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1100), hard))
+    read_fd, write_fd = os.pipe()
+    high = os.dup2(read_fd, 1050)
+    os.close(read_fd)
+    try:
+        with os.fdopen(high, "rb", buffering=0) as reader:
+            task = FileStreamStdinSourceTask(reader)  # type: ignore[arg-type]
+            task.poll_wait_seconds = 0.01
+            task.start({"topic": "t"})
+            assert task.poll() is None  # nothing yet: does not block
+            os.write(write_fd, b"line\n")
+            assert values(task.poll() or []) == ["line"]
+    finally:
+        os.close(write_fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

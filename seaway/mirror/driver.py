@@ -1,0 +1,182 @@
+"""Driver mode: ``seaway mirror-maker mm2.properties [--clusters B ...]`` (Kafka's
+``connect-mirror-maker.sh``).
+
+It reads MM2's file (:class:`~seaway.mirror.config.MirrorMakerConfig`), and for every
+enabled flow A -> B whose target is one of ``--clusters`` (all by default) runs the
+MirrorSource part (:class:`~seaway.mirror.source_flow.MirrorSourceFlow`) on one
+SparkSession (``spark.master`` in the file, default ``local[*]``). Every
+``refresh.topics.interval.seconds`` each flow looks for new topics and partitions; a flow
+whose query failed is logged and restarted from its stored offsets, the others go on.
+
+Each flow's checkpoint part (:class:`~seaway.mirror.checkpoint_flow.MirrorCheckpointFlow`)
+emits checkpoints every ``emit.checkpoints.interval.seconds`` (and syncs group offsets with
+``sync.group.offsets.enabled``). Not yet: the heartbeat part (emit.heartbeats.*).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any, Final
+
+from seaway.mirror.checkpoint_flow import CheckpointSettings, MirrorCheckpointFlow
+from seaway.mirror.config import (
+    CHECKPOINTS_TOPIC_REPLICATION_FACTOR,
+    EMIT_OFFSET_SYNCS_ENABLED,
+    HEARTBEATS_REPLICATION_ENABLED,
+    MIRROR_CHECKPOINT_CONNECTOR,
+    MIRROR_SOURCE_CONNECTOR,
+    OFFSET_LAG_MAX,
+    OFFSET_SYNCS_TOPIC_REPLICATION_FACTOR,
+    REPLICATION_FACTOR,
+    SYNC_GROUP_OFFSETS_ENABLED,
+    MirrorCheckpointConfig,
+    MirrorMakerConfig,
+    MirrorSourceConfig,
+    SourceAndTarget,
+)
+from seaway.mirror.policy import replication_policy
+from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
+
+log = logging.getLogger(__name__)
+
+SPARK_MASTER: Final = "spark.master"
+_CLIENT_KEYS: Final = ("bootstrap.servers", "security.protocol")
+_CLIENT_PREFIXES: Final = ("ssl.", "sasl.")
+
+
+def _librdkafka(config: dict[str, Any]) -> dict[str, str]:
+    """The settings of a Java client config that librdkafka shares: bootstrap, security."""
+    return {
+        k: str(v)
+        for k, v in config.items()
+        if v is not None and (k in _CLIENT_KEYS or k.startswith(_CLIENT_PREFIXES))
+    }
+
+
+def flow_settings(config: MirrorSourceConfig) -> FlowSettings:
+    """A flow's settings from its MirrorSourceConnector config."""
+    props = {k: str(v) for k, v in config.originals.items()}
+    return FlowSettings(
+        source_alias=config.source_cluster_alias,
+        target_alias=config.target_cluster_alias,
+        source_client=_librdkafka(config.source_consumer_config()),
+        target_client=_librdkafka(config.target_producer_config()),
+        policy=replication_policy(props),
+        topic_filter=config.topic_filter(),
+        config_filter=config.config_property_filter(),
+        replication_factor=int(config.get(REPLICATION_FACTOR)),
+        offset_lag_max=int(config.get(OFFSET_LAG_MAX)),
+        emit_offset_syncs=bool(config.get(EMIT_OFFSET_SYNCS_ENABLED)),
+        offset_syncs_location=config.offset_syncs_topic_location,
+        heartbeats_replication=bool(config.get(HEARTBEATS_REPLICATION_ENABLED)),
+        internal_replication_factor=int(config.get(OFFSET_SYNCS_TOPIC_REPLICATION_FACTOR)),
+    )
+
+
+def checkpoint_settings(config: MirrorCheckpointConfig, source: FlowSettings) -> CheckpointSettings:
+    """A checkpoint flow's settings from its MirrorCheckpointConnector config."""
+    return CheckpointSettings(
+        source_alias=source.source_alias,
+        target_alias=source.target_alias,
+        source_client=_librdkafka(config.source_admin_config()),
+        target_client=_librdkafka(config.target_admin_config()),
+        policy=source.policy,
+        topic_filter=source.topic_filter,
+        group_filter=config.group_filter(),
+        offset_syncs_topic=source.offset_syncs_topic,
+        offset_syncs_client=source.offset_syncs_client,
+        checkpoints_replication_factor=int(config.get(CHECKPOINTS_TOPIC_REPLICATION_FACTOR)),
+        sync_group_offsets=bool(config.get(SYNC_GROUP_OFFSETS_ENABLED)),
+    )
+
+
+class MirrorMaker:
+    """Runs the enabled flows of an mm2.properties until stopped."""
+
+    def __init__(self, config: MirrorMakerConfig, targets: Iterable[str] | None = None) -> None:
+        self.config = config
+        wanted = set(targets) if targets else None
+        self.pairs: list[SourceAndTarget] = [
+            pair for pair in config.enabled_flows() if wanted is None or pair.target in wanted
+        ]
+        self.sources: dict[SourceAndTarget, MirrorSourceConfig] = {
+            pair: MirrorSourceConfig(config.connector_base_config(pair, MIRROR_SOURCE_CONNECTOR))
+            for pair in self.pairs
+        }
+        self.checkpoint_configs: dict[SourceAndTarget, MirrorCheckpointConfig] = {
+            pair: MirrorCheckpointConfig(
+                config.connector_base_config(pair, MIRROR_CHECKPOINT_CONNECTOR)
+            )
+            for pair in self.pairs
+        }
+        self.flows: dict[SourceAndTarget, MirrorSourceFlow] = {}
+        self.checkpoints: dict[SourceAndTarget, MirrorCheckpointFlow] = {}
+        self.spark: Any = None
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        from seaway.spark import spark_session
+
+        master = self.config.raw.get(SPARK_MASTER) or "local[*]"
+        self.spark = spark_session(master, app_name="seaway-mirror-maker")
+        register(self.spark)
+        for pair, source in self.sources.items():
+            if not source.enabled:
+                continue
+            settings = flow_settings(source)
+            flow = MirrorSourceFlow(self.spark, settings)
+            flow.start()
+            self.flows[pair] = flow
+            checkpoint = self.checkpoint_configs[pair]
+            if checkpoint.emit_checkpoints_interval() is not None and settings.emit_offset_syncs:
+                checkpoints = MirrorCheckpointFlow(checkpoint_settings(checkpoint, settings))
+                checkpoints.start()
+                self.checkpoints[pair] = checkpoints
+        log.info("MirrorMaker running flows %s", ", ".join(str(p) for p in self.flows))
+
+    def run(self) -> None:
+        """Refresh topics and restart failed flows until :meth:`stop`."""
+        next_refresh = {
+            pair: time.monotonic() + (self.sources[pair].refresh_topics_interval() or 1e12)
+            for pair in self.flows
+        }
+        next_checkpoint = dict.fromkeys(self.checkpoints, time.monotonic())
+        while not self._stop.wait(0.5):
+            for pair, checkpoints in self.checkpoints.items():
+                if time.monotonic() >= next_checkpoint[pair]:
+                    try:
+                        checkpoints.emit()
+                    except Exception:
+                        log.exception("Checkpoints of flow %s failed; retrying later", pair)
+                    interval = self.checkpoint_configs[pair].emit_checkpoints_interval() or 60
+                    next_checkpoint[pair] = time.monotonic() + interval
+            for pair, flow in self.flows.items():
+                failure = flow.failure()
+                if failure is not None:
+                    log.error("Flow %s failed; restarting it from its offsets:\n%s", pair, failure)
+                    flow.stop()
+                    flow.start()
+                elif time.monotonic() >= next_refresh[pair]:
+                    flow.refresh()
+                    next_refresh[pair] = time.monotonic() + (
+                        self.sources[pair].refresh_topics_interval() or 1e12
+                    )
+
+    def stop(self) -> None:
+        self._stop.set()
+        for checkpoints in self.checkpoints.values():
+            checkpoints.stop()
+        for flow in self.flows.values():
+            try:
+                flow.stop()
+            except Exception:
+                log.warning("Stopping flow %s failed", flow.name, exc_info=True)
+        if self.spark is not None:
+            self.spark.stop()
+            self.spark = None
+
+
+__all__ = ["MirrorMaker", "flow_settings"]
