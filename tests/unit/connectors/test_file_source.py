@@ -466,9 +466,13 @@ def test_stdin_task_over_a_pipe_with_a_high_descriptor() -> None:
     if hard != resource.RLIM_INFINITY and hard < 1100:
         pytest.fail(f"this test needs a descriptor limit above 1100 (hard limit {hard})")
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1100), hard))
+    import fcntl
+
     read_fd, write_fd = os.pipe()
-    high = os.dup2(read_fd, 1050)
+    # The lowest free descriptor >= 1030: never one this process already uses.
+    high = fcntl.fcntl(read_fd, fcntl.F_DUPFD, 1030)
     os.close(read_fd)
+    assert high >= 1030
     try:
         with os.fdopen(high, "rb", buffering=0) as reader:
             task = FileStreamStdinSourceTask(reader)  # type: ignore[arg-type]
