@@ -318,15 +318,14 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             )
             run.query = self.worker.run_source(spec, run.config, transactional)
         else:
-            consumer = self.worker.client_config(run.config, "consumer")
-            group = consumer.pop("group.id", None) or f"connect-{name}"
+            group, client = self._sink_client_config(run.config)
             sink_spec = SinkQuerySpec(
                 connector=name,
                 task_class=task_class,
                 task_configs=task_configs,
                 enabled_tasks=enabled,
                 group_id=group,
-                client_config={k: v for k, v in consumer.items() if k not in _CONSUMER_ONLY},
+                client_config=client,
                 conversion=conversion,
             )
             run.query = self.worker.run_sink(sink_spec, run.config, len(enabled))
@@ -773,6 +772,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         return dict(config), self.plugins.new_connector(config[cc.CONNECTOR_CLASS]), stopped
 
     def _sink_client_config(self, config: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+        """(group, admin-usable client settings) of a sink connector: ``connect-<name>``
+        unless ``consumer.override.group.id`` says otherwise."""
         consumer = self.worker.client_config(config, "consumer")
         group = consumer.pop("group.id", None) or f"connect-{config[cc.NAME]}"
         return group, {k: v for k, v in consumer.items() if k not in _CONSUMER_ONLY}
