@@ -16,6 +16,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Final
 
+from seaway.admin import admin_client as _admin
+from seaway.admin import alter_offsets, committed_offsets, ensure_topic, is_group_inactive
 from seaway.connect.api.structs import TopicPartition
 from seaway.mirror.filters import GroupFilter, TopicFilter
 from seaway.mirror.formats import Checkpoint, OffsetSync
@@ -25,7 +27,6 @@ from seaway.mirror.policy import ReplicationPolicy
 log = logging.getLogger(__name__)
 
 _TIMEOUT_S: Final = 30.0
-_INACTIVE: Final = ("EMPTY", "DEAD", "UNKNOWN")
 
 
 @dataclass
@@ -49,12 +50,6 @@ class CheckpointSettings:
         return self.policy.checkpoints_topic(self.source_alias)
 
 
-def _admin(client: dict[str, str]) -> Any:
-    from confluent_kafka.admin import AdminClient
-
-    return AdminClient(dict(client))
-
-
 class MirrorCheckpointFlow:
     """Emits checkpoints (and optionally syncs group offsets) for one flow."""
 
@@ -69,17 +64,12 @@ class MirrorCheckpointFlow:
         """Create the checkpoints topic, load the last checkpoints, start reading syncs."""
         from confluent_kafka import Consumer, Producer
         from confluent_kafka import TopicPartition as KafkaTopicPartition
-        from confluent_kafka.admin import NewTopic
 
         s = self.settings
-        admin = _admin(s.target_client)
-        topic = NewTopic(s.checkpoints_topic, 1, s.checkpoints_replication_factor,
-                         config={"cleanup.policy": "compact"})  # fmt: skip
-        try:
-            admin.create_topics([topic])[topic.topic].result(_TIMEOUT_S)
-        except Exception as error:
-            if "TOPIC_ALREADY_EXISTS" not in str(error):
-                raise
+        ensure_topic(
+            s.target_client, s.checkpoints_topic, 1, s.checkpoints_replication_factor,
+            {"cleanup.policy": "compact"},
+        )  # fmt: skip
         for checkpoint in self._read_all(s.target_client, s.checkpoints_topic):
             if isinstance(checkpoint, Checkpoint):
                 key = (checkpoint.consumer_group_id, checkpoint.topic, checkpoint.partition)
@@ -210,31 +200,17 @@ class MirrorCheckpointFlow:
 
     def sync_group_offsets(self) -> None:
         """Commit the last checkpoints to B for groups not active there, never rewinding."""
-        from confluent_kafka import ConsumerGroupTopicPartitions
-        from confluent_kafka import TopicPartition as KafkaTopicPartition
-
         admin = _admin(self.settings.target_client)
         by_group: dict[str, dict[tuple[str, int], int]] = {}
         for (group, topic, partition), checkpoint in self.last.items():
             by_group.setdefault(group, {})[(topic, partition)] = checkpoint.downstream_offset
         for group, offsets in sorted(by_group.items()):
-            description = admin.describe_consumer_groups([group])[group].result(_TIMEOUT_S)
-            state = getattr(description.state, "name", str(description.state))
-            if state not in _INACTIVE or description.members:
+            if not is_group_inactive(admin, group):
                 continue  # active on the target: leave it alone
-            request = [ConsumerGroupTopicPartitions(group)]
-            current = {
-                (tp.topic, tp.partition): tp.offset
-                for tp in admin.list_consumer_group_offsets(request)[group].result(_TIMEOUT_S)
-                .topic_partitions or []
-            }  # fmt: skip
+            current = committed_offsets(admin, group)
             wanted = {k: o for k, o in offsets.items() if current.get(k, -1) < o}
-            if not wanted:
-                continue
-            commit = ConsumerGroupTopicPartitions(
-                group, [KafkaTopicPartition(t, p, o) for (t, p), o in sorted(wanted.items())]
-            )
-            admin.alter_consumer_group_offsets([commit])[group].result(_TIMEOUT_S)
+            if wanted:
+                alter_offsets(admin, group, wanted)
 
     def stop(self) -> None:
         if self._syncs is not None:

@@ -16,10 +16,10 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from seaway.admin import INACTIVE_GROUP_STATES, admin_client, alter_offsets, group_state
 from seaway.mirror.client import MirrorClient
 
 _TIMEOUT_S: Final = 30.0
-_INACTIVE: Final = ("EMPTY", "DEAD", "UNKNOWN")
 
 
 class FailoverError(RuntimeError):
@@ -27,31 +27,25 @@ class FailoverError(RuntimeError):
 
 
 def _admin(bootstrap: str) -> Any:
-    from confluent_kafka.admin import AdminClient
-
-    return AdminClient({"bootstrap.servers": bootstrap})
+    return admin_client({"bootstrap.servers": bootstrap})
 
 
 def _require_inactive(admin: Any, group: str) -> None:
-    description = admin.describe_consumer_groups([group])[group].result(_TIMEOUT_S)
-    state = getattr(description.state, "name", str(description.state))
-    if state not in _INACTIVE or description.members:
+    state, members = group_state(admin, group)
+    if state not in INACTIVE_GROUP_STATES or members:
         raise FailoverError(
-            f"Group {group} has active members ({state}, {len(description.members)} members); "
+            f"Group {group} has active members ({state}, {members} members); "
             "stop its consumers before moving its offsets."
         )
 
 
 def _commit(admin: Any, group: str, offsets: Mapping[tuple[str, int], int]) -> None:
-    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+    from confluent_kafka import KafkaException
 
-    request = ConsumerGroupTopicPartitions(
-        group, [TopicPartition(t, p, o) for (t, p), o in sorted(offsets.items())]
-    )
-    result = admin.alter_consumer_group_offsets([request])[group].result(_TIMEOUT_S)
-    failed = [tp for tp in result.topic_partitions if tp.error is not None]
-    if failed:
-        raise FailoverError(f"Committing offsets for {group} failed: {failed}")
+    try:
+        alter_offsets(admin, group, offsets)
+    except KafkaException as error:
+        raise FailoverError(f"Committing offsets for {group} failed: {error}") from error
 
 
 def translated_offsets(

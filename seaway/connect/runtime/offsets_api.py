@@ -12,6 +12,7 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any, Final
 
+from seaway.admin import admin_client as _admin
 from seaway.connect.api import Connector, SinkConnector
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.offsets import partition_from_key, partition_key
@@ -186,12 +187,6 @@ def _hook(call: Any) -> bool:
         return bool(call())
     except ConnectError as error:
         raise BadRequestError(str(error)) from error
-
-
-def _admin(client: Mapping[str, str]) -> Any:
-    from confluent_kafka.admin import AdminClient
-
-    return AdminClient(dict(client))
 
 
 def _group_offsets(client: Mapping[str, str], group: str) -> list[Any]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from seaway.admin import create_topics
 from seaway.connect.runtime.queries.sink import SinkQuerySpec
 from seaway.connect.runtime.queries.source import SOURCE_NAME, SourceQuerySpec
 from seaway.connect.runtime.worker_config import WorkerConfig
@@ -274,17 +275,10 @@ class Worker:
 def _create_topics(admin: Any, topics: list[str]) -> None:
     """Create a sink's missing topics with the broker's defaults, as a Java consumer's
     subscription would have them auto-created; one that appeared meanwhile is fine."""
-    from confluent_kafka import KafkaError, KafkaException
     from confluent_kafka.admin import NewTopic
 
-    futures = admin.create_topics([NewTopic(t, -1, -1) for t in topics])
-    for topic, future in futures.items():
-        try:
-            future.result(_TIMEOUT_S)
-            log.info("Created topic %s for a sink connector", topic)
-        except KafkaException as error:
-            if error.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-                raise
+    for topic in create_topics(admin, [NewTopic(t, -1, -1) for t in topics], _TIMEOUT_S):
+        log.info("Created topic %s for a sink connector", topic)
 
 
 __all__ = ["ConnectorQuery", "Worker"]
