@@ -43,6 +43,7 @@ from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
 log = logging.getLogger(__name__)
 
 SPARK_MASTER: Final = "spark.master"
+EXACTLY_ONCE_SOURCE_SUPPORT: Final = "exactly.once.source.support"
 _CLIENT_KEYS: Final = ("bootstrap.servers", "security.protocol")
 _CLIENT_PREFIXES: Final = ("ssl.", "sasl.")
 
@@ -127,6 +128,8 @@ class MirrorMaker:
             if not source.enabled:
                 continue
             settings = flow_settings(source)
+            worker = self.config.worker_config(pair)
+            settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
             flow = MirrorSourceFlow(self.spark, settings)
             flow.start()
             self.flows[pair] = flow

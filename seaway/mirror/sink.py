@@ -13,18 +13,27 @@ partition's last copied offset in MM2's Connect offsets format
 (``["MirrorSourceConnector",{"cluster","partition","topic"}]`` → ``{"offset": n}``) in
 ``mm2-offsets.<source>.internal`` on the target, where a restarted flow resumes from
 (``offset + 1``): at-least-once, never a gap.
+
+With ``exactly_once`` (``exactly.once.source.support=enabled``, KIP-618 as MM2 uses it
+since Kafka 3.5) each task writes its source partition's rows, the partition's MM2 offset
+record and a marker in one transaction on the target (:func:`copy_in_transaction`):
+read_committed consumers of the remote topic then see every source record exactly once,
+whatever is killed when.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSource, DataSourceStreamArrowWriter, WriterCommitMessage
 
 from seaway.connect.api.structs import TopicPartition
@@ -48,6 +57,19 @@ class MirrorSinkSpec:
     offset_lag_max: int = 100
     offset_syncs_topic: str | None = None  # None: emit.offset-syncs.enabled=false
     offset_syncs_producer: dict[str, str] = field(default_factory=dict)
+    exactly_once: bool = False
+    target_alias: str = ""
+
+    @property
+    def transactional_id_prefix(self) -> str:
+        """Prefix of the stable transactional ids: ``<prefix>-<topic>-<partition>``."""
+        return f"seaway-mirror-{self.source_alias}-{self.target_alias}"
+
+    @property
+    def marker_group(self) -> str:
+        """The group on the target whose transactional commits say how far each remote
+        partition is copied (``__`` keeps it out of MM2's default group filter)."""
+        return f"__seaway-mirror-{self.source_alias}-{self.target_alias}"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -83,66 +105,212 @@ def _producer(config: dict[str, str]) -> Any:
     return Producer({"linger.ms": 5, "batch.size": 1_000_000, "reconnect.backoff.ms": 10, **config})
 
 
-def copy_batches(spec: MirrorSinkSpec, batches: Iterator[pa.RecordBatch]) -> MirrorCommitMessage:
-    """Produce every row, wait for every ack, emit offset syncs; what was copied."""
-    producer = _producer({"acks": "all", **spec.target_producer})
-    acked: list[tuple[str, int, int, int]] = []  # source topic, partition, upstream, downstream
-    errors: list[str] = []
+class _Acks:
+    """Delivery reports of one task: what was acknowledged, what failed."""
 
-    def delivered(topic: str, partition: int, upstream: int) -> Any:
+    def __init__(self) -> None:
+        self.acked: list[tuple[str, int, int, int]] = []  # topic, partition, upstream, downstream
+        self.errors: list[str] = []
+
+    def callback(self, topic: str, partition: int, upstream: int) -> Any:
         def on_delivery(err: Any, msg: Any) -> None:
             if err is not None:
-                errors.append(f"{topic}-{partition}@{upstream}: {err}")
+                self.errors.append(f"{topic}-{partition}@{upstream}: {err}")
             else:
-                acked.append((topic, partition, upstream, msg.offset()))
+                self.acked.append((topic, partition, upstream, msg.offset()))
 
         return on_delivery
 
-    count = 0
-    for batch in batches:
-        cols = {name: batch.column(i) for i, name in enumerate(batch.schema.names)}
-        timestamps = cols["timestamp"].cast(pa.int64()).to_pylist()
-        headers = cols["headers"].to_pylist() if "headers" in cols else [None] * batch.num_rows
-        for topic, partition, offset, key, value, ts, hdrs in zip(
-            cols["topic"].to_pylist(),
-            cols["partition"].to_pylist(),
-            cols["offset"].to_pylist(),
-            cols["key"].to_pylist(),
-            cols["value"].to_pylist(),
-            timestamps,
-            headers,
-            strict=True,
-        ):
-            remote = spec.remote_topics.get(topic)
-            if remote is None:
-                raise RuntimeError(f"No remote topic known for source topic {topic}")
-            kwargs: dict[str, Any] = {"partition": partition, "key": key, "value": value}
-            if ts is not None:
-                kwargs["timestamp"] = ts // 1000
-            if hdrs:
-                kwargs["headers"] = [(h["key"], h["value"]) for h in hdrs]
-            while True:
-                try:
-                    producer.produce(
-                        remote, on_delivery=delivered(topic, partition, offset), **kwargs
-                    )
-                    break
-                except BufferError:
-                    producer.poll(0.05)
-            producer.poll(0)
-            count += 1
-    remaining = producer.flush(_TIMEOUT_S)
-    if remaining or errors:
+    def copied(self) -> list[tuple[str, int, int]]:
+        """The last acknowledged upstream offset per source partition."""
+        last: dict[tuple[str, int], int] = {}
+        for topic, partition, upstream, _ in self.acked:
+            last[(topic, partition)] = max(upstream, last.get((topic, partition), -1))
+        return [(t, p, o) for (t, p), o in sorted(last.items())]
+
+
+def _produce_batch(producer: Any, spec: MirrorSinkSpec, batch: pa.RecordBatch, acks: _Acks) -> int:
+    """Produce every row of *batch* unchanged to its remote topic; the rows produced."""
+    cols = {name: batch.column(i) for i, name in enumerate(batch.schema.names)}
+    timestamps = cols["timestamp"].cast(pa.int64()).to_pylist()
+    headers = cols["headers"].to_pylist() if "headers" in cols else [None] * batch.num_rows
+    for topic, partition, offset, key, value, ts, hdrs in zip(
+        cols["topic"].to_pylist(),
+        cols["partition"].to_pylist(),
+        cols["offset"].to_pylist(),
+        cols["key"].to_pylist(),
+        cols["value"].to_pylist(),
+        timestamps,
+        headers,
+        strict=True,
+    ):
+        remote = spec.remote_topics.get(topic)
+        if remote is None:
+            raise RuntimeError(f"No remote topic known for source topic {topic}")
+        kwargs: dict[str, Any] = {"partition": partition, "key": key, "value": value}
+        if ts is not None:
+            kwargs["timestamp"] = ts // 1000
+        if hdrs:
+            kwargs["headers"] = [(h["key"], h["value"]) for h in hdrs]
+        while True:
+            try:
+                producer.produce(
+                    remote, on_delivery=acks.callback(topic, partition, offset), **kwargs
+                )
+                break
+            except BufferError:
+                producer.poll(0.05)
+        producer.poll(0)
+    return batch.num_rows
+
+
+def _check_delivered(spec: MirrorSinkSpec, acks: _Acks, remaining: int) -> None:
+    if remaining or acks.errors:
         raise RuntimeError(
             f"Mirroring to {sorted(set(spec.remote_topics.values()))} failed: "
-            f"{errors[:5] or f'{remaining} records unacknowledged after {_TIMEOUT_S}s'}"
+            f"{acks.errors[:5] or f'{remaining} records unacknowledged after {_TIMEOUT_S}s'}"
         )
-    last: dict[tuple[str, int], int] = {}
+
+
+def copy_batches(spec: MirrorSinkSpec, batches: Iterator[pa.RecordBatch]) -> MirrorCommitMessage:
+    """Produce every row, wait for every ack, emit offset syncs; what was copied."""
+    producer = _producer({"acks": "all", **spec.target_producer})
+    acks = _Acks()
+    count = sum(_produce_batch(producer, spec, batch, acks) for batch in batches)
+    _check_delivered(spec, acks, producer.flush(_TIMEOUT_S))
     if spec.offset_syncs_topic:
-        _emit_offset_syncs(spec, sorted(acked, key=lambda a: (a[0], a[1], a[2])))
-    for topic, partition, upstream, _ in acked:
-        last[(topic, partition)] = max(upstream, last.get((topic, partition), -1))
-    return MirrorCommitMessage([(t, p, o) for (t, p), o in sorted(last.items())], count)
+        _emit_offset_syncs(spec, sorted(acks.acked, key=lambda a: (a[0], a[1], a[2])))
+    return MirrorCommitMessage(acks.copied(), count)
+
+
+# Transactional producers and marker-group handles per Python worker, by transactional
+# id: a worker reused by the next batch's task for the same partition skips the
+# init_transactions round trips (a fenced one is dropped and the task fails).
+_TXN_PRODUCERS: dict[str, Any] = {}
+_GROUP_METADATA: dict[str, Any] = {}
+
+
+def _transactional_producer(spec: MirrorSinkSpec, transactional_id: str) -> Any:
+    producer = _TXN_PRODUCERS.get(transactional_id)
+    if producer is None:
+        producer = _producer({**spec.target_producer, "transactional.id": transactional_id})
+        # librdkafka asks for a producer id before a broker connection is up and then
+        # waits 500 ms; metadata first makes it connect.
+        producer.list_topics(timeout=_TIMEOUT_S)
+        producer.init_transactions(_TIMEOUT_S)  # fences older attempts, aborts their work
+        _TXN_PRODUCERS[transactional_id] = producer
+    return producer
+
+
+def _group_metadata(spec: MirrorSinkSpec) -> Any:
+    from confluent_kafka import Consumer
+
+    if spec.marker_group not in _GROUP_METADATA:
+        consumer = Consumer({**spec.target_producer, "group.id": spec.marker_group})
+        _GROUP_METADATA[spec.marker_group] = (consumer, consumer.consumer_group_metadata())
+    return _GROUP_METADATA[spec.marker_group][1]
+
+
+def _next_to_copy(spec: MirrorSinkSpec, remote: str, partition: int) -> int:
+    """The first upstream offset not yet committed for *remote*/*partition* (-1: none)."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
+    from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+    from seaway.admin import admin_client
+
+    admin = admin_client(spec.target_producer)
+    request = ConsumerGroupTopicPartitions(
+        spec.marker_group, [KafkaTopicPartition(remote, partition)]
+    )
+    deadline = time.monotonic() + _TIMEOUT_S
+    while True:
+        try:
+            result = admin.list_consumer_group_offsets([request], require_stable=True)
+            offsets = result[spec.marker_group].result(_TIMEOUT_S).topic_partitions
+            return max((tp.offset for tp in offsets), default=-1)
+        except KafkaException as error:
+            # UNSTABLE_OFFSET_COMMIT while an older attempt's transaction completes: wait.
+            if time.monotonic() > deadline or not error.args[0].retriable():
+                raise
+            time.sleep(0.1)
+
+
+def copy_in_transaction(
+    spec: MirrorSinkSpec, batches: Iterator[pa.RecordBatch]
+) -> MirrorCommitMessage:
+    """Copy one source partition's rows, its MM2 offset and a marker in one transaction.
+
+    The transactional id ``<prefix>-<topic>-<partition>`` is the same for every attempt
+    and every run, so the first thing a new attempt does fences the older ones and aborts
+    what they left open. The marker (a transactional commit of ``upstream + 1`` for the
+    remote partition in :attr:`MirrorSinkSpec.marker_group`) says how far the partition is
+    copied: rows below it are a replay of a committed attempt and are skipped.
+    """
+    from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+    from seaway.connect.runtime.storage.offsets import offset_key, offset_value
+
+    rows = (b for b in batches if b.num_rows)
+    first = next(rows, None)
+    if first is None:
+        return MirrorCommitMessage([], 0)
+    topic = first.column(first.schema.get_field_index("topic"))[0].as_py()
+    partition = first.column(first.schema.get_field_index("partition"))[0].as_py()
+    remote = spec.remote_topics[topic]
+    transactional_id = f"{spec.transactional_id_prefix}-{topic}-{partition}"
+    producer = _transactional_producer(spec, transactional_id)
+    skip_below = _next_to_copy(spec, remote, partition)
+    acks = _Acks()
+    count = skipped = 0
+    producer.begin_transaction()
+    try:
+        for batch in itertools.chain([first], rows):
+            names = batch.schema.names
+            same = pc.and_(
+                pc.equal(batch.column(names.index("topic")), topic),
+                pc.equal(batch.column(names.index("partition")), partition),
+            )
+            if not pc.all(same).as_py():
+                raise RuntimeError(
+                    f"An exactly-once mirror task got rows of more than {topic}-{partition}; "
+                    "do not set minPartitions or maxRecordsPerPartition on an exactly-once flow."
+                )
+            if skip_below >= 0:
+                offsets = batch.column(names.index("offset"))
+                kept = batch.filter(pc.greater_equal(offsets, skip_below))
+                skipped += batch.num_rows - kept.num_rows
+                batch = kept
+            if batch.num_rows:
+                count += _produce_batch(producer, spec, batch, acks)
+        _check_delivered(spec, acks, producer.flush(_TIMEOUT_S))
+        copied = acks.copied()
+        if copied:
+            last = copied[0][2]
+            key = offset_key(
+                CONNECTOR_NAME,
+                {"cluster": spec.source_alias, "partition": partition, "topic": topic},
+            )
+            producer.produce(spec.offsets_topic, key=key, value=offset_value({"offset": last}))
+            producer.send_offsets_to_transaction(
+                [KafkaTopicPartition(remote, partition, last + 1)],
+                _group_metadata(spec),
+                _TIMEOUT_S,
+            )
+        producer.commit_transaction(_TIMEOUT_S)
+    except BaseException:
+        _TXN_PRODUCERS.pop(transactional_id, None)
+        try:
+            producer.abort_transaction(_TIMEOUT_S)
+        except Exception:  # fenced or fatal: the coordinator aborts it anyway
+            log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
+        raise
+    if skipped:
+        log.info(
+            "%s-%d: %d rows committed by an earlier attempt skipped", topic, partition, skipped
+        )
+    if spec.offset_syncs_topic:  # outside the transaction, as in MM2
+        _emit_offset_syncs(spec, sorted(acks.acked, key=lambda a: a[2]))
+    return MirrorCommitMessage(copied, count)
 
 
 def _emit_offset_syncs(spec: MirrorSinkSpec, acked: list[tuple[str, int, int, int]]) -> None:
@@ -187,11 +355,13 @@ class MirrorSinkWriter(DataSourceStreamArrowWriter):  # type: ignore[misc]
         self.spec = spec
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> MirrorCommitMessage:
+        if self.spec.exactly_once:
+            return copy_in_transaction(self.spec, iterator)
         return copy_batches(self.spec, iterator)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         copied = [c for m in messages if isinstance(m, MirrorCommitMessage) for c in m.copied]
-        if copied:
+        if copied and not self.spec.exactly_once:  # exactly-once tasks stored their own
             store_copied_offsets(self.spec, copied)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
@@ -215,5 +385,6 @@ __all__ = [
     "MirrorSinkDataSource",
     "MirrorSinkSpec",
     "copy_batches",
+    "copy_in_transaction",
     "store_copied_offsets",
 ]

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from seaway.admin import admin_client as _admin
+from seaway.admin import ensure_topic
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
 from seaway.mirror.policy import ReplicationPolicy
 from seaway.mirror.sink import CONNECTOR_NAME, SINK_NAME, MirrorSinkSpec
@@ -52,6 +54,7 @@ class FlowSettings:
     heartbeats_replication: bool = True
     internal_replication_factor: int = 3
     trigger_ms: int = 500
+    exactly_once: bool = False
     spark_options: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -66,12 +69,6 @@ class FlowSettings:
     @property
     def offset_syncs_client(self) -> dict[str, str]:
         return self.source_client if self.offset_syncs_location == "source" else self.target_client
-
-
-def _admin(client: Mapping[str, str]) -> Any:
-    from confluent_kafka.admin import AdminClient
-
-    return AdminClient(dict(client))
 
 
 class MirrorSourceFlow:
@@ -177,22 +174,14 @@ class MirrorSourceFlow:
         return out
 
     def create_internal_topics(self) -> None:
-        from confluent_kafka.admin import NewTopic
-
         s = self.settings
-        wanted = [(s.target_client, NewTopic(s.offsets_topic, 25, s.internal_replication_factor,
-                                             config={"cleanup.policy": "compact"}))]  # fmt: skip
+        compact = {"cleanup.policy": "compact"}
+        ensure_topic(s.target_client, s.offsets_topic, 25, s.internal_replication_factor, compact)
         if s.emit_offset_syncs:
-            wanted.append((s.offset_syncs_client, NewTopic(
-                s.offset_syncs_topic, 1, s.internal_replication_factor,
-                config={"cleanup.policy": "compact"})))  # fmt: skip
-        for client, topic in wanted:
-            admin = _admin(client)  # referenced until the reply: a collected client never answers
-            try:
-                admin.create_topics([topic])[topic.topic].result(_TIMEOUT_S)
-            except Exception as error:
-                if "TOPIC_ALREADY_EXISTS" not in str(error):
-                    raise
+            ensure_topic(
+                s.offset_syncs_client, s.offset_syncs_topic, 1, s.internal_replication_factor,
+                compact,
+            )  # fmt: skip
 
     # --- offsets ----------------------------------------------------------------------------
 
@@ -244,6 +233,8 @@ class MirrorSourceFlow:
             offset_lag_max=s.offset_lag_max,
             offset_syncs_topic=s.offset_syncs_topic if s.emit_offset_syncs else None,
             offset_syncs_producer=dict(s.offset_syncs_client),
+            exactly_once=s.exactly_once,
+            target_alias=s.target_alias,
         )
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
         reader = (
@@ -254,6 +245,8 @@ class MirrorSourceFlow:
             .option("includeHeaders", "true")
             .option("failOnDataLoss", "false")
         )
+        if s.exactly_once:  # aborted source transactions are never copied
+            reader = reader.option("kafka.isolation.level", "read_committed")
         for key, value in s.source_client.items():
             if key != "bootstrap.servers":
                 reader = reader.option(f"kafka.{key}", value)
