@@ -44,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         flows = ", ".join(str(p) for p in maker.flows) or "none"
         print(f"Seaway MirrorMaker running flows: {flows}", flush=True)
         maker.run()
+    except ConfigException as error:  # e.g. a cluster that does not answer
+        print(f"ERROR {args.config}: {error}", file=sys.stderr, flush=True)
+        return 1
     finally:
         maker.stop()
     return 0

@@ -10,7 +10,9 @@ whose query failed is logged and restarted from its stored offsets, the others g
 
 Each flow's checkpoint part (:class:`~seaway.mirror.checkpoint_flow.MirrorCheckpointFlow`)
 emits checkpoints every ``emit.checkpoints.interval.seconds`` (and syncs group offsets with
-``sync.group.offsets.enabled``). Not yet: the heartbeat part (emit.heartbeats.*).
+``sync.group.offsets.enabled``); every ``sync.topic.configs.interval.seconds`` and
+``sync.topic.acls.interval.seconds`` the remote topics' configs and ACLs follow the source.
+A cluster that does not answer at start is reported with its ``<alias>.bootstrap.servers``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Final
 
 from seaway.mirror.checkpoint_flow import CheckpointSettings, MirrorCheckpointFlow
@@ -33,6 +36,7 @@ from seaway.mirror.config import (
     REPLICATION_FACTOR,
     SYNC_GROUP_OFFSETS_ENABLED,
     MirrorCheckpointConfig,
+    MirrorConfigError,
     MirrorMakerConfig,
     MirrorSourceConfig,
     SourceAndTarget,
@@ -43,6 +47,8 @@ from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
 log = logging.getLogger(__name__)
 
 SPARK_MASTER: Final = "spark.master"
+_REACH_TIMEOUT_S: Final = 15.0
+_HEALTH_S: Final = 0.5
 EXACTLY_ONCE_SOURCE_SUPPORT: Final = "exactly.once.source.support"
 _CLIENT_KEYS: Final = ("bootstrap.servers", "security.protocol")
 _CLIENT_PREFIXES: Final = ("ssl.", "sasl.")
@@ -94,6 +100,20 @@ def checkpoint_settings(config: MirrorCheckpointConfig, source: FlowSettings) ->
     )
 
 
+class UnreachableClusterError(MirrorConfigError):
+    """A cluster named in mm2.properties did not answer."""
+
+
+@dataclass
+class _Job:
+    """A periodic driver task: runs every *interval* seconds, errors logged, never fatal."""
+
+    name: str
+    interval: float
+    run: Callable[[], Any]
+    due: float = 0.0
+
+
 class MirrorMaker:
     """Runs the enabled flows of an mm2.properties until stopped."""
 
@@ -115,15 +135,37 @@ class MirrorMaker:
         }
         self.flows: dict[SourceAndTarget, MirrorSourceFlow] = {}
         self.checkpoints: dict[SourceAndTarget, MirrorCheckpointFlow] = {}
+        self.jobs: list[_Job] = []
         self.spark: Any = None
         self._stop = threading.Event()
+
+    def check_clusters(self, timeout: float = _REACH_TIMEOUT_S) -> None:
+        """Raise :class:`UnreachableClusterError` naming ``<alias>.bootstrap.servers`` for a
+        cluster of the enabled flows that does not answer within *timeout*."""
+        from confluent_kafka import KafkaException
+
+        from seaway.admin import admin_client
+
+        aliases = sorted({a for pair in self.pairs for a in (pair.source, pair.target)})
+        for alias in aliases:
+            client = _librdkafka(self.config.cluster_props(alias))
+            try:
+                admin_client(client).list_topics(timeout=timeout)
+            except KafkaException as error:
+                raise UnreachableClusterError(
+                    f"Cluster {alias} did not answer within {timeout:.0f} s at "
+                    f"{alias}.bootstrap.servers={client.get('bootstrap.servers')} ({error}); "
+                    "check the address and that the cluster is up."
+                ) from error
 
     def start(self) -> None:
         from seaway.spark import spark_session
 
+        self.check_clusters()
         master = self.config.raw.get(SPARK_MASTER) or "local[*]"
         self.spark = spark_session(master, app_name="seaway-mirror-maker")
         register(self.spark)
+        now = time.monotonic()
         for pair, source in self.sources.items():
             if not source.enabled:
                 continue
@@ -133,40 +175,46 @@ class MirrorMaker:
             flow = MirrorSourceFlow(self.spark, settings)
             flow.start()
             self.flows[pair] = flow
+            self._every(f"{pair} health", _HEALTH_S, lambda f=flow: self._restart_failed(f))
+            if (interval := source.refresh_topics_interval()) is not None:
+                self._every(f"{pair} topic refresh", interval, flow.refresh, now + interval)
+            if (interval := source.sync_topic_configs_interval()) is not None:
+                self._every(f"{pair} topic config sync", interval, flow.sync_topic_configs)
+            if (interval := source.sync_topic_acls_interval()) is not None:
+                self._every(f"{pair} topic ACL sync", interval, flow.sync_topic_acls)
             checkpoint = self.checkpoint_configs[pair]
-            if checkpoint.emit_checkpoints_interval() is not None and settings.emit_offset_syncs:
+            interval = checkpoint.emit_checkpoints_interval()
+            if interval is not None and settings.emit_offset_syncs:
                 checkpoints = MirrorCheckpointFlow(checkpoint_settings(checkpoint, settings))
                 checkpoints.start()
                 self.checkpoints[pair] = checkpoints
+                self._every(f"{pair} checkpoints", interval, checkpoints.emit)
         log.info("MirrorMaker running flows %s", ", ".join(str(p) for p in self.flows))
 
+    def _every(
+        self, name: str, interval: float, run: Callable[[], Any], first: float | None = None
+    ) -> None:
+        self.jobs.append(_Job(name, max(float(interval), 0.1), run, first or time.monotonic()))
+
+    @staticmethod
+    def _restart_failed(flow: MirrorSourceFlow) -> None:
+        failure = flow.failure()
+        if failure is not None:
+            log.error("Flow %s failed; restarting it from its offsets:\n%s", flow.name, failure)
+            flow.stop()
+            flow.start()
+
     def run(self) -> None:
-        """Refresh topics and restart failed flows until :meth:`stop`."""
-        next_refresh = {
-            pair: time.monotonic() + (self.sources[pair].refresh_topics_interval() or 1e12)
-            for pair in self.flows
-        }
-        next_checkpoint = dict.fromkeys(self.checkpoints, time.monotonic())
-        while not self._stop.wait(0.5):
-            for pair, checkpoints in self.checkpoints.items():
-                if time.monotonic() >= next_checkpoint[pair]:
-                    try:
-                        checkpoints.emit()
-                    except Exception:
-                        log.exception("Checkpoints of flow %s failed; retrying later", pair)
-                    interval = self.checkpoint_configs[pair].emit_checkpoints_interval() or 60
-                    next_checkpoint[pair] = time.monotonic() + interval
-            for pair, flow in self.flows.items():
-                failure = flow.failure()
-                if failure is not None:
-                    log.error("Flow %s failed; restarting it from its offsets:\n%s", pair, failure)
-                    flow.stop()
-                    flow.start()
-                elif time.monotonic() >= next_refresh[pair]:
-                    flow.refresh()
-                    next_refresh[pair] = time.monotonic() + (
-                        self.sources[pair].refresh_topics_interval() or 1e12
-                    )
+        """Run the periodic jobs (health, refresh, syncs, checkpoints) until :meth:`stop`."""
+        while not self._stop.wait(0.2):
+            for job in self.jobs:
+                if self._stop.is_set() or time.monotonic() < job.due:
+                    continue
+                try:
+                    job.run()
+                except Exception:
+                    log.exception("%s failed; retrying in %.0f s", job.name, job.interval)
+                job.due = time.monotonic() + job.interval
 
     def stop(self) -> None:
         self._stop.set()
@@ -182,4 +230,4 @@ class MirrorMaker:
             self.spark = None
 
 
-__all__ = ["MirrorMaker", "flow_settings"]
+__all__ = ["MirrorMaker", "UnreachableClusterError", "flow_settings"]

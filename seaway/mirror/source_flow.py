@@ -29,6 +29,12 @@ from seaway.admin import ensure_topic
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
 from seaway.mirror.policy import ReplicationPolicy
 from seaway.mirror.sink import CONNECTOR_NAME, SINK_NAME, MirrorSinkSpec
+from seaway.mirror.topic_sync import (
+    AclSync,
+    creation_configs,
+    describe_topic_configs,
+    sync_topic_configs,
+)
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +86,7 @@ class MirrorSourceFlow:
         self.query: Any = None
         self.topics: dict[str, int] = {}  # source topic -> partitions
         self._checkpoint: Path | None = None
+        self._acls: AclSync | None = None
 
     @property
     def name(self) -> str:
@@ -152,26 +159,24 @@ class MirrorSourceFlow:
             log.info("Created remote topic %s (%d partitions)", topic.topic, topic.num_partitions)
 
     def _source_configs(self, topics: list[str]) -> dict[str, dict[str, str]]:
-        """Non-default, replicable configs of the source topics (MM2's ``targetConfig``)."""
-        if not topics:
-            return {}
-        from confluent_kafka.admin import ConfigResource
+        """Replicable configs of the source topics for their new remote topics."""
+        entries = describe_topic_configs(self.settings.source_client, topics)
+        return {t: creation_configs(e, self.settings.config_filter) for t, e in entries.items()}
 
-        admin = _admin(self.settings.source_client)
-        resources = [ConfigResource("topic", t) for t in topics]
-        out: dict[str, dict[str, str]] = {}
-        for resource, future in admin.describe_configs(resources).items():
-            entries = future.result(_TIMEOUT_S)
-            out[resource.name] = {
-                name: entry.value
-                for name, entry in entries.items()
-                if not entry.is_default
-                and not entry.is_read_only
-                and not entry.is_sensitive
-                and entry.value is not None
-                and self.settings.config_filter.should_replicate_config_property(name)
-            }
-        return out
+    def sync_topic_configs(self) -> int:
+        """Bring the remote topics' configs to their sources' (``sync.topic.configs``)."""
+        s = self.settings
+        remote = {t: self.remote_topic(t) for t in self.topics}
+        return sync_topic_configs(s.source_client, s.target_client, remote, s.config_filter)
+
+    def sync_topic_acls(self) -> int:
+        """Copy the replicated topics' ACLs to the target (``sync.topic.acls``)."""
+        if self._acls is None:
+            s = self.settings
+            self._acls = AclSync(
+                s.source_client, s.target_client, self.should_replicate, self.remote_topic
+            )
+        return self._acls.sync()
 
     def create_internal_topics(self) -> None:
         s = self.settings
