@@ -106,27 +106,44 @@ def _producer(config: dict[str, str]) -> Any:
 
 
 class _Acks:
-    """Delivery reports of one task: what was acknowledged, what failed."""
+    """Delivery reports of one task, folded as they arrive so memory stays constant
+    whatever the batch size: the last upstream offset acknowledged per source partition,
+    the offset syncs MM2's rule asks for, the errors."""
 
-    def __init__(self) -> None:
-        self.acked: list[tuple[str, int, int, int]] = []  # topic, partition, upstream, downstream
+    def __init__(self, spec: MirrorSinkSpec) -> None:
+        self.last: dict[tuple[str, int], int] = {}
         self.errors: list[str] = []
+        self.syncs: list[Any] = []
+        self.writer = _sync_writer(spec) if spec.offset_syncs_topic else None
 
     def callback(self, topic: str, partition: int, upstream: int) -> Any:
         def on_delivery(err: Any, msg: Any) -> None:
             if err is not None:
                 self.errors.append(f"{topic}-{partition}@{upstream}: {err}")
-            else:
-                self.acked.append((topic, partition, upstream, msg.offset()))
+                return
+            key = (topic, partition)
+            if upstream > self.last.get(key, -1):
+                self.last[key] = upstream
+            writer = self.writer
+            if writer is not None and writer.maybe_queue_offset_syncs(
+                TopicPartition(topic, partition), upstream, msg.offset()
+            ):
+                # MM2 sends these at once; taking them now keeps every one, not only the
+                # latest of the partition, which the translation needs to go back in time.
+                self.syncs += writer.take_pending_offset_syncs()
 
         return on_delivery
 
     def copied(self) -> list[tuple[str, int, int]]:
         """The last acknowledged upstream offset per source partition."""
-        last: dict[tuple[str, int], int] = {}
-        for topic, partition, upstream, _ in self.acked:
-            last[(topic, partition)] = max(upstream, last.get((topic, partition), -1))
-        return [(t, p, o) for (t, p), o in sorted(last.items())]
+        return [(t, p, o) for (t, p), o in sorted(self.last.items())]
+
+    def final_syncs(self) -> list[Any]:
+        """Every sync to send once the task's records are committed."""
+        if self.writer is None:
+            return []
+        self.writer.promote_delayed_offset_syncs()  # as on a Connect offset commit
+        return self.syncs + self.writer.take_pending_offset_syncs()
 
 
 def _produce_batch(producer: Any, spec: MirrorSinkSpec, batch: pa.RecordBatch, acks: _Acks) -> int:
@@ -174,12 +191,12 @@ def _check_delivered(spec: MirrorSinkSpec, acks: _Acks, remaining: int) -> None:
 
 def copy_batches(spec: MirrorSinkSpec, batches: Iterator[pa.RecordBatch]) -> MirrorCommitMessage:
     """Produce every row, wait for every ack, emit offset syncs; what was copied."""
-    producer = _producer({"acks": "all", **spec.target_producer})
-    acks = _Acks()
+    # Idempotence keeps each partition's acks in produce order, which the sync rule needs.
+    producer = _producer({"acks": "all", "enable.idempotence": True, **spec.target_producer})
+    acks = _Acks(spec)
     count = sum(_produce_batch(producer, spec, batch, acks) for batch in batches)
     _check_delivered(spec, acks, producer.flush(_TIMEOUT_S))
-    if spec.offset_syncs_topic:
-        _emit_offset_syncs(spec, sorted(acks.acked, key=lambda a: (a[0], a[1], a[2])))
+    _send_offset_syncs(spec, acks.final_syncs())
     return MirrorCommitMessage(acks.copied(), count)
 
 
@@ -260,7 +277,7 @@ def copy_in_transaction(
     transactional_id = f"{spec.transactional_id_prefix}-{topic}-{partition}"
     producer = _transactional_producer(spec, transactional_id)
     skip_below = _next_to_copy(spec, remote, partition)
-    acks = _Acks()
+    acks = _Acks(spec)
     count = skipped = 0
     producer.begin_transaction()
     try:
@@ -308,24 +325,12 @@ def copy_in_transaction(
         log.info(
             "%s-%d: %d rows committed by an earlier attempt skipped", topic, partition, skipped
         )
-    if spec.offset_syncs_topic:  # outside the transaction, as in MM2
-        _emit_offset_syncs(spec, sorted(acks.acked, key=lambda a: a[2]))
+    _send_offset_syncs(spec, acks.final_syncs())  # outside the transaction, as in MM2
     return MirrorCommitMessage(copied, count)
 
 
-def _emit_offset_syncs(spec: MirrorSinkSpec, acked: list[tuple[str, int, int, int]]) -> None:
-    assert spec.offset_syncs_topic is not None
-    writer = _sync_writer(spec)
-    syncs = []
-    for topic, partition, upstream, downstream in acked:
-        tp = TopicPartition(topic, partition)
-        if writer.maybe_queue_offset_syncs(tp, upstream, downstream):
-            # MM2 sends these at once; taking them now keeps every one, not only the latest
-            # of the partition, which the translation needs to go back in time.
-            syncs += writer.take_pending_offset_syncs()
-    writer.promote_delayed_offset_syncs()  # as on a Connect offset commit
-    syncs += writer.take_pending_offset_syncs()
-    if not syncs:
+def _send_offset_syncs(spec: MirrorSinkSpec, syncs: list[Any]) -> None:
+    if not syncs or not spec.offset_syncs_topic:
         return
     producer = _producer(spec.offset_syncs_producer)
     for sync in syncs:

@@ -28,7 +28,7 @@ from seaway.admin import admin_client as _admin
 from seaway.admin import ensure_topic
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
 from seaway.mirror.policy import ReplicationPolicy
-from seaway.mirror.sink import CONNECTOR_NAME, SINK_NAME, MirrorSinkSpec
+from seaway.mirror.sink import SINK_NAME, MirrorSinkSpec
 from seaway.mirror.topic_sync import (
     AclSync,
     creation_configs,
@@ -192,24 +192,10 @@ class MirrorSourceFlow:
 
     def stored_offsets(self) -> dict[tuple[str, int], int]:
         """Last copied offset per source partition, from ``mm2-offsets.<source>.internal``."""
-        from seaway.connect.runtime.storage import TopicOffsetStore, TopicSpec
+        from seaway.mirror.lag import stored_offsets
 
         s = self.settings
-        store = TopicOffsetStore(
-            TopicSpec(s.offsets_topic, 25, s.internal_replication_factor),
-            {"bootstrap.servers": s.target_client["bootstrap.servers"]},
-            client_id=f"{self.name}-offsets",
-        )
-        store.start()
-        try:
-            out: dict[tuple[str, int], int] = {}
-            for key, offset in store.connector_offsets(CONNECTOR_NAME).items():
-                partition = json.loads(key)
-                if partition.get("cluster") == s.source_alias and isinstance(offset, dict):
-                    out[(partition["topic"], int(partition["partition"]))] = int(offset["offset"])
-            return out
-        finally:
-            store.stop()
+        return stored_offsets(s.target_client, s.source_alias, topic=s.offsets_topic)
 
     def _starting_offsets(self, topics: Mapping[str, int]) -> str:
         stored = self.stored_offsets()
