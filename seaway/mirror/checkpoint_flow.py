@@ -21,6 +21,7 @@ from seaway.admin import alter_offsets, committed_offsets, ensure_topic, is_grou
 from seaway.connect.api.structs import TopicPartition
 from seaway.mirror.filters import GroupFilter, TopicFilter
 from seaway.mirror.formats import Checkpoint, OffsetSync
+from seaway.mirror.metrics import METRICS, now_ms
 from seaway.mirror.offset_syncs import OffsetSyncStore
 from seaway.mirror.policy import ReplicationPolicy
 
@@ -167,6 +168,7 @@ class MirrorCheckpointFlow:
         s = self.settings
         admin = _admin(s.source_client)
         emitted: list[Checkpoint] = []
+        started = now_ms()  # MM2: checkpoint-latency-ms = ack time - time the record was made
         for group in self.groups():
             request = [ConsumerGroupTopicPartitions(group)]
             result = admin.list_consumer_group_offsets(request)[group].result(_TIMEOUT_S)
@@ -194,6 +196,11 @@ class MirrorCheckpointFlow:
                     emitted.append(checkpoint)
         if self._producer.flush(_TIMEOUT_S):
             raise RuntimeError(f"Could not write checkpoints to {s.checkpoints_topic}")
+        latency = now_ms() - started
+        for c in emitted:
+            METRICS.record_checkpoint(
+                s.source_alias, s.target_alias, c.consumer_group_id, c.topic, c.partition, latency
+            )
         if s.sync_group_offsets:
             self.sync_group_offsets()
         return emitted

@@ -428,6 +428,10 @@ WORKER_CONFIG_PREFIXES: Final = (
 # ---------------------------------------------------------------------------- errors, pairs
 
 
+# Seaway's own settings in mm2.properties (Spark, metrics, canary): never reported unused.
+SEAWAY_KEY_PREFIXES: Final = ("spark.", "seaway.")
+
+
 class MirrorConfigError(ConfigException):
     """An invalid MirrorMaker 2 configuration; the message names the offending key."""
 
@@ -1010,6 +1014,7 @@ class MirrorMakerConfig:
             if "->" not in key and not key.startswith(prefixes)
             and key not in MIRROR_MAKER_CONFIG_DEF and key not in CONNECTOR_CONFIG_NAMES
             and key not in CLIENT_CONFIG_NAMES
+            and not key.startswith(SEAWAY_KEY_PREFIXES)
         )  # fmt: skip
 
     def __repr__(self) -> str:

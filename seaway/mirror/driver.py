@@ -22,8 +22,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
+from seaway.mirror import monitoring
+from seaway.mirror.canary import Canary
 from seaway.mirror.checkpoint_flow import CheckpointSettings, MirrorCheckpointFlow
 from seaway.mirror.config import (
     CHECKPOINTS_TOPIC_REPLICATION_FACTOR,
@@ -136,6 +139,8 @@ class MirrorMaker:
         self.flows: dict[SourceAndTarget, MirrorSourceFlow] = {}
         self.checkpoints: dict[SourceAndTarget, MirrorCheckpointFlow] = {}
         self.jobs: list[_Job] = []
+        self.canaries: dict[SourceAndTarget, Canary] = {}
+        self.metrics_server: Any = None
         self.spark: Any = None
         self._stop = threading.Event()
 
@@ -165,6 +170,8 @@ class MirrorMaker:
         master = self.config.raw.get(SPARK_MASTER) or "local[*]"
         self.spark = spark_session(master, app_name="seaway-mirror-maker")
         register(self.spark)
+        raw = self.config.raw
+        self.metrics_server = monitoring.metrics_server(raw)
         now = time.monotonic()
         for pair, source in self.sources.items():
             if not source.enabled:
@@ -172,9 +179,18 @@ class MirrorMaker:
             settings = flow_settings(source)
             worker = self.config.worker_config(pair)
             settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
+            settings.metrics_url = self.metrics_server.report_url
+            canary = monitoring.flow_canary(raw, settings)
+            if canary is not None:
+                canary.start()  # creates the canary topic before the flow lists the topics
+                self.canaries[pair] = canary
             flow = MirrorSourceFlow(self.spark, settings)
             flow.start()
             self.flows[pair] = flow
+            lag_interval = monitoring.lag_interval_s(raw, str(pair))
+            self._every(
+                f"{pair} replication lag", lag_interval, partial(monitoring.publish_lag, flow)
+            )
             self._every(f"{pair} health", _HEALTH_S, lambda f=flow: self._restart_failed(f))
             if (interval := source.refresh_topics_interval()) is not None:
                 self._every(f"{pair} topic refresh", interval, flow.refresh, now + interval)
@@ -190,6 +206,7 @@ class MirrorMaker:
                 self.checkpoints[pair] = checkpoints
                 self._every(f"{pair} checkpoints", interval, checkpoints.emit)
         log.info("MirrorMaker running flows %s", ", ".join(str(p) for p in self.flows))
+        log.info("Mirror metrics at %s/metrics", self.metrics_server.url)
 
     def _every(
         self, name: str, interval: float, run: Callable[[], Any], first: float | None = None
@@ -218,6 +235,8 @@ class MirrorMaker:
 
     def stop(self) -> None:
         self._stop.set()
+        for canary in self.canaries.values():
+            canary.stop()
         for checkpoints in self.checkpoints.values():
             checkpoints.stop()
         for flow in self.flows.values():
@@ -228,6 +247,9 @@ class MirrorMaker:
         if self.spark is not None:
             self.spark.stop()
             self.spark = None
+        if self.metrics_server is not None:
+            self.metrics_server.stop()
+            self.metrics_server = None
 
 
 __all__ = ["MirrorMaker", "UnreachableClusterError", "flow_settings"]

@@ -37,6 +37,7 @@ import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSource, DataSourceStreamArrowWriter, WriterCommitMessage
 
 from seaway.connect.api.structs import TopicPartition
+from seaway.mirror.metrics import PartitionStats, StatsCollector, merge_stats
 from seaway.mirror.offset_syncs import OffsetSyncWriter
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class MirrorSinkSpec:
     offset_syncs_producer: dict[str, str] = field(default_factory=dict)
     exactly_once: bool = False
     target_alias: str = ""
+    metrics_url: str | None = None  # the driver's MetricsServer.report_url; None: no metrics
 
     @property
     def transactional_id_prefix(self) -> str:
@@ -85,6 +87,7 @@ class MirrorCommitMessage(WriterCommitMessage):  # type: ignore[misc]
 
     copied: list[tuple[str, int, int]]
     records: int
+    stats: dict[tuple[str, int], PartitionStats] = field(default_factory=dict)
 
 
 _SYNC_WRITERS: dict[str, OffsetSyncWriter] = {}
@@ -115,6 +118,11 @@ class _Acks:
         self.errors: list[str] = []
         self.syncs: list[Any] = []
         self.writer = _sync_writer(spec) if spec.offset_syncs_topic else None
+        self.stats = StatsCollector(spec.remote_topics) if spec.metrics_url else None
+
+    def acked_stats(self) -> dict[tuple[str, int], PartitionStats]:
+        """MM2's metrics per remote partition of what was produced; once all is acked."""
+        return self.stats.acked() if self.stats is not None else {}
 
     def callback(self, topic: str, partition: int, upstream: int) -> Any:
         def on_delivery(err: Any, msg: Any) -> None:
@@ -148,6 +156,8 @@ class _Acks:
 
 def _produce_batch(producer: Any, spec: MirrorSinkSpec, batch: pa.RecordBatch, acks: _Acks) -> int:
     """Produce every row of *batch* unchanged to its remote topic; the rows produced."""
+    if acks.stats is not None:
+        acks.stats.add(batch)  # a few vectorised Arrow kernels per batch
     cols = {name: batch.column(i) for i, name in enumerate(batch.schema.names)}
     timestamps = cols["timestamp"].cast(pa.int64()).to_pylist()
     headers = cols["headers"].to_pylist() if "headers" in cols else [None] * batch.num_rows
@@ -197,7 +207,7 @@ def copy_batches(spec: MirrorSinkSpec, batches: Iterator[pa.RecordBatch]) -> Mir
     count = sum(_produce_batch(producer, spec, batch, acks) for batch in batches)
     _check_delivered(spec, acks, producer.flush(_TIMEOUT_S))
     _send_offset_syncs(spec, acks.final_syncs())
-    return MirrorCommitMessage(acks.copied(), count)
+    return MirrorCommitMessage(acks.copied(), count, acks.acked_stats())
 
 
 # Transactional producers and marker-group handles per Python worker, by transactional
@@ -326,7 +336,7 @@ def copy_in_transaction(
             "%s-%d: %d rows committed by an earlier attempt skipped", topic, partition, skipped
         )
     _send_offset_syncs(spec, acks.final_syncs())  # outside the transaction, as in MM2
-    return MirrorCommitMessage(copied, count)
+    return MirrorCommitMessage(copied, count, acks.acked_stats())
 
 
 def _send_offset_syncs(spec: MirrorSinkSpec, syncs: list[Any]) -> None:
@@ -368,6 +378,12 @@ class MirrorSinkWriter(DataSourceStreamArrowWriter):  # type: ignore[misc]
         copied = [c for m in messages if isinstance(m, MirrorCommitMessage) for c in m.copied]
         if copied and not self.spec.exactly_once:  # exactly-once tasks stored their own
             store_copied_offsets(self.spec, copied)
+        if self.spec.metrics_url:  # this runs in a Python worker, not the driver's process
+            from seaway.mirror.metrics_server import send_report
+
+            stats = merge_stats(*(m.stats for m in messages if isinstance(m, MirrorCommitMessage)))
+            spec = self.spec
+            send_report(spec.metrics_url, spec.source_alias, spec.target_alias, stats, copied)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         log.warning("Mirror batch %d aborted; it is copied again from the stored offsets", batchId)

@@ -62,6 +62,8 @@ class FlowSettings:
     trigger_ms: int = 500
     exactly_once: bool = False
     spark_options: dict[str, str] = field(default_factory=dict)
+    metrics_url: str | None = None  # the driver's MetricsServer.report_url: MM2's metrics
+    canary_topic: str | None = None  # replicated whatever the topic filter says
 
     @property
     def offsets_topic(self) -> str:
@@ -107,8 +109,10 @@ class MirrorSourceFlow:
 
     def should_replicate(self, topic: str) -> bool:
         s = self.settings
-        wanted = s.topic_filter.should_replicate_topic(topic) or (
-            s.heartbeats_replication and s.policy.is_heartbeats_topic(topic)
+        wanted = (
+            s.topic_filter.should_replicate_topic(topic)
+            or (s.heartbeats_replication and s.policy.is_heartbeats_topic(topic))
+            or topic == s.canary_topic
         )
         return wanted and not s.policy.is_internal_topic(topic) and not self.is_cycle(topic)
 
@@ -226,6 +230,7 @@ class MirrorSourceFlow:
             offset_syncs_producer=dict(s.offset_syncs_client),
             exactly_once=s.exactly_once,
             target_alias=s.target_alias,
+            metrics_url=s.metrics_url,
         )
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
         reader = (

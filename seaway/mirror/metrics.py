@@ -1,0 +1,736 @@
+"""MirrorMaker 2's metrics for Seaway's mirror flows.
+
+MM2 publishes, per replicated (remote) topic-partition, in the JMX domain
+``kafka.connect.mirror`` (``MirrorSourceMetrics``)::
+
+    kafka.connect.mirror:type=MirrorSourceConnector,source=A,target=B,topic=A.orders,partition=0
+        record-count, record-rate, byte-count, byte-rate (value bytes),
+        record-age-ms{,-min,-max,-avg}           now - source timestamp, when read
+        replication-latency-ms{,-min,-max,-avg}  now - source timestamp, when acked by B
+
+and per consumer group partition (``MirrorCheckpointMetrics``)::
+
+    kafka.connect.mirror:type=MirrorCheckpointConnector,source=A,target=B,group=g,topic=A.orders,partition=0
+        checkpoint-latency-ms{,-min,-max,-avg}
+
+The ``source`` tag of MirrorSourceConnector is always there in Kafka 4.0 and opt-in in
+3.5-3.9 (``add.source.alias.to.metrics``); :meth:`MirrorMetrics.record_source` adds it when
+given the source alias. As in Kafka, ``*-count`` are cumulative; ``*-rate``, ``-min``,
+``-max`` and ``-avg`` cover the last 30-60 s (two 30 s samples, Kafka's default
+``MetricConfig``); the un-suffixed ``record-age-ms`` / ``replication-latency-ms`` /
+``checkpoint-latency-ms`` are the last value.
+
+Seaway extensions (not in MM2, named so): ``seaway-replication-lag`` (records on the source
+not yet copied) in the MirrorSourceConnector mbean, and ``seaway.mirror:type=Canary`` for
+the canary (:mod:`seaway.mirror.canary`).
+
+The hot path is :class:`StatsCollector` / :func:`batch_stats`: a few pyarrow.compute
+kernels per Arrow batch, grouped by partition; the per-partition :class:`PartitionStats`
+travel in the sink's commit message; Spark runs the sink's ``commit`` in a Python worker
+of its own, which POSTs them to the driver's :mod:`seaway.mirror.metrics_server`, which
+records them into a :class:`MirrorMetrics` registry (the module-level :data:`METRICS`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Final
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+DOMAIN: Final = "kafka.connect.mirror"
+SOURCE_TYPE: Final = "MirrorSourceConnector"
+CHECKPOINT_TYPE: Final = "MirrorCheckpointConnector"
+SEAWAY_DOMAIN: Final = "seaway.mirror"
+CANARY_TYPE: Final = "Canary"
+REPLICATION_LAG: Final = "seaway-replication-lag"
+WINDOW_S: Final = 30.0
+SAMPLES: Final = 2
+
+Key = tuple[str, int]  # (topic, partition)
+
+
+# --- per-partition statistics (executor side) ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PartitionStats:
+    """What one topic-partition's records contributed: counts, bytes, ages and latencies (ms).
+
+    ``timed`` records had a timestamp and are the samples of the age figures;
+    ``latency_count`` are the samples of the latency figures (0 until the batch was acked,
+    see :func:`latency_from_ack`). ``*_last_ms`` is the newest record's figure.
+    """
+
+    records: int = 0
+    bytes: int = 0
+    timed: int = 0
+    age_min_ms: int = 0
+    age_max_ms: int = 0
+    age_sum_ms: int = 0
+    age_last_ms: int = 0
+    latency_count: int = 0
+    latency_min_ms: int = 0
+    latency_max_ms: int = 0
+    latency_sum_ms: int = 0
+    latency_last_ms: int = 0
+
+    @property
+    def age_avg_ms(self) -> float:
+        return self.age_sum_ms / self.timed if self.timed else math.nan
+
+    @property
+    def latency_avg_ms(self) -> float:
+        return self.latency_sum_ms / self.latency_count if self.latency_count else math.nan
+
+    def merge(self, other: PartitionStats) -> PartitionStats:
+        """Both together; *other* is taken as the later one (its ``*_last_ms`` win)."""
+        age = _merge_dist(
+            (self.timed, self.age_min_ms, self.age_max_ms, self.age_sum_ms, self.age_last_ms),
+            (other.timed, other.age_min_ms, other.age_max_ms, other.age_sum_ms, other.age_last_ms),
+        )
+        latency = _merge_dist(
+            (
+                self.latency_count,
+                self.latency_min_ms,
+                self.latency_max_ms,
+                self.latency_sum_ms,
+                self.latency_last_ms,
+            ),
+            (
+                other.latency_count,
+                other.latency_min_ms,
+                other.latency_max_ms,
+                other.latency_sum_ms,
+                other.latency_last_ms,
+            ),
+        )
+        return PartitionStats(
+            self.records + other.records, self.bytes + other.bytes, *age, *latency
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PartitionStats:
+        return cls(**{k: int(data[k]) for k in cls.__dataclass_fields__ if k in data})
+
+
+_Dist = tuple[int, int, int, int, int]  # count, min, max, sum, last
+
+
+def _merge_dist(a: _Dist, b: _Dist) -> _Dist:
+    if not b[0]:
+        return a
+    if not a[0]:
+        return b
+    return (a[0] + b[0], min(a[1], b[1]), max(a[2], b[2]), a[3] + b[3], b[4])
+
+
+def merge_stats(*parts: Mapping[Key, PartitionStats]) -> dict[Key, PartitionStats]:
+    """Per-key :meth:`PartitionStats.merge` of several stats dicts, in order."""
+    out: dict[Key, PartitionStats] = {}
+    for part in parts:
+        for key, stats in part.items():
+            out[key] = out[key].merge(stats) if key in out else stats
+    return out
+
+
+_UNITS_PER_MS: Final = {"ms": 1, "us": 1000, "ns": 1_000_000}
+
+
+def _timestamps(column: Any, name: str) -> tuple[Any, int]:
+    """The timestamps as int64 in their own unit and how many units make a millisecond;
+    a missing or negative (Kafka's -1) timestamp is null."""
+    kind = column.type
+    if pa.types.is_timestamp(kind):
+        raw = pc.cast(column, pa.int64())
+        if kind.unit == "s":
+            raw = pc.multiply(raw, 1000)
+        per_ms = _UNITS_PER_MS.get(kind.unit, 1)
+    elif pa.types.is_integer(kind):
+        raw, per_ms = pc.cast(column, pa.int64()), 1
+    else:
+        raise TypeError(
+            f"{name} must be epoch milliseconds (int64) or an Arrow timestamp, not {kind}"
+        )
+    low = pc.min(raw).as_py()
+    if low is not None and low < 0:  # rare: only then pay for the masking
+        raw = pc.if_else(pc.less(raw, 0), pa.scalar(None, pa.int64()), raw)
+    return raw, per_ms
+
+
+def _one_partition(topic: Any, partition: Any) -> bool:
+    bounds = pc.min_max(partition).as_py()
+    if bounds["min"] != bounds["max"]:
+        return False
+    return bool(pc.all(pc.equal(topic, topic[0])).as_py())
+
+
+def _last_valid(values: Any) -> Any:
+    last = values[len(values) - 1].as_py()
+    if last is None:
+        valid = pc.drop_null(values)
+        last = valid[len(valid) - 1].as_py() if len(valid) else None
+    return last
+
+
+def batch_stats(
+    topic: Any,
+    partition: Any,
+    timestamp: Any,
+    value: Any,
+    now_ms: int,
+    key: Any = None,
+    remote_topics: Mapping[str, str] | None = None,
+) -> dict[Key, PartitionStats]:
+    """Per (topic, partition) stats of one Arrow batch's columns, vectorised.
+
+    *timestamp* is epoch ms (int64) or an Arrow timestamp (Spark's ``timestamp`` column);
+    age = *now_ms* - timestamp, in whole ms. Bytes are the value's, as MM2's
+    ``byte-count``; pass *key* to count key bytes too (a Seaway choice, not MM2's).
+    *remote_topics* renames the source topics to the remote ones the metrics are named by
+    (unknown topics keep their name). A batch of one partition — what Spark's Kafka source
+    gives each task — takes a handful of reductions; a mixed one a hash group-by.
+    """
+    if len(topic) == 0:
+        return {}
+    ts, per_ms = _timestamps(timestamp, "timestamp")
+    age = pc.subtract(pa.scalar(int(now_ms) * per_ms, pa.int64()), ts)  # small: sums fit
+    sizes = pc.binary_length(value)
+    if key is not None:
+        sizes = pc.add(pc.fill_null(sizes, 0), pc.fill_null(pc.binary_length(key), 0))
+    if _one_partition(topic, partition):
+        bounds = pc.min_max(age).as_py()
+        groups = {
+            "t": [topic[0].as_py()],
+            "p": [partition[0].as_py()],
+            "records": [len(topic)],
+            "b_sum": [pc.sum(sizes).as_py()],
+            "age_count": [pc.count(age).as_py()],
+            "age_min": [bounds["min"]],
+            "age_max": [bounds["max"]],
+            "age_sum": [pc.sum(age).as_py()],
+            "age_last": [_last_valid(age)],
+        }
+    else:
+        table = pa.table({"t": topic, "p": partition, "age": age, "b": sizes})
+        groups = (
+            table.group_by(["t", "p"], use_threads=False)
+            .aggregate(
+                [
+                    ("p", "count"),
+                    ("b", "sum"),
+                    ("age", "count"),
+                    ("age", "min"),
+                    ("age", "max"),
+                    ("age", "sum"),
+                    ("age", "last"),
+                ]
+            )
+            .to_pydict()  # one row per partition: small
+        )
+        groups["records"] = groups["p_count"]
+    names = remote_topics or {}
+    out: dict[Key, PartitionStats] = {}
+    for i, (t, p) in enumerate(zip(groups["t"], groups["p"], strict=True)):
+        timed = groups["age_count"][i]
+        ages = (0, 0, 0, 0)
+        if timed:
+            ages = tuple(groups[f"age_{f}"][i] // per_ms for f in ("min", "max", "sum", "last"))  # type: ignore[assignment]
+        out[(names.get(t, t), int(p))] = PartitionStats(
+            groups["records"][i], groups["b_sum"][i] or 0, timed, *ages
+        )
+    return out
+
+
+def stats_of_batch(
+    batch: pa.RecordBatch,
+    now_ms: int,
+    remote_topics: Mapping[str, str] | None = None,
+    key_bytes: bool = False,
+) -> dict[Key, PartitionStats]:
+    """:func:`batch_stats` of a Kafka-shaped batch (``topic, partition, timestamp, value``)."""
+    missing = {"topic", "partition", "timestamp", "value"} - set(batch.schema.names)
+    if missing:
+        raise ValueError(f"Batch lacks the column(s) {sorted(missing)} needed for mirror metrics")
+    return batch_stats(
+        batch.column("topic"),
+        batch.column("partition"),
+        batch.column("timestamp"),
+        batch.column("value"),
+        now_ms,
+        key=batch.column("key") if key_bytes and "key" in batch.schema.names else None,
+        remote_topics=remote_topics,
+    )
+
+
+def latency_from_ack(
+    stats: Mapping[Key, PartitionStats], ack_ms: int | Mapping[Key, int], now_ms: int
+) -> dict[Key, PartitionStats]:
+    """*stats* (measured at *now_ms*) with replication latency = ack time - timestamp.
+
+    MM2 takes each record's own ack time. Here every record of a partition is given the ack
+    time of the batch's last record (*ack_ms*, one for all or per partition), so
+    ``replication-latency-ms`` is an upper bound, over by at most the spread of the acks
+    within the batch (the sink waits for all of them in one flush).
+    """
+    out: dict[Key, PartitionStats] = {}
+    for key, s in stats.items():
+        ack = ack_ms.get(key, now_ms) if isinstance(ack_ms, Mapping) else ack_ms
+        if not s.timed:
+            out[key] = s
+            continue
+        shift = int(ack) - int(now_ms)
+        out[key] = replace(
+            s,
+            latency_count=s.timed,
+            latency_min_ms=s.age_min_ms + shift,
+            latency_max_ms=s.age_max_ms + shift,
+            latency_sum_ms=s.age_sum_ms + s.timed * shift,
+            latency_last_ms=s.age_last_ms + shift,
+        )
+    return out
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class StatsCollector:
+    """What a sink task feeds: :meth:`add` each Arrow batch as it is read, :meth:`acked` once
+    the producer flushed. Costs a handful of vectorised kernels per batch."""
+
+    def __init__(
+        self, remote_topics: Mapping[str, str] | None = None, key_bytes: bool = False
+    ) -> None:
+        self.remote_topics = dict(remote_topics or {})
+        self.key_bytes = key_bytes
+        self._batches: list[tuple[dict[Key, PartitionStats], int]] = []
+
+    def add(self, batch: pa.RecordBatch, at_ms: int | None = None) -> None:
+        at = now_ms() if at_ms is None else at_ms
+        stats = stats_of_batch(batch, at, self.remote_topics, self.key_bytes)
+        if stats:
+            self._batches.append((stats, at))
+
+    def acked(self, ack_ms: int | Mapping[Key, int] | None = None) -> dict[Key, PartitionStats]:
+        """All batches merged, with latencies from *ack_ms* (default: now)."""
+        ack = now_ms() if ack_ms is None else ack_ms
+        return merge_stats(*(latency_from_ack(s, ack, at) for s, at in self._batches))
+
+
+# --- the registry (driver side) --------------------------------------------------------------
+
+
+class _Window:
+    """A Kafka-style sampled statistic: up to *samples* samples of *window_s* seconds each."""
+
+    __slots__ = ("samples",)
+
+    def __init__(self) -> None:
+        self.samples: list[list[float]] = []  # [start, count, total, min, max]
+
+    def _purge(self, now: float, window_s: float, samples: int) -> None:
+        horizon = now - window_s * samples
+        self.samples = [s for s in self.samples if s[0] > horizon]
+
+    def record(
+        self,
+        now: float,
+        window_s: float,
+        samples: int,
+        count: int,
+        total: float,
+        low: float = math.nan,
+        high: float = math.nan,
+    ) -> None:
+        self._purge(now, window_s, samples)
+        if not self.samples or now - self.samples[-1][0] >= window_s:
+            self.samples.append([now, 0, 0.0, math.inf, -math.inf])
+            del self.samples[:-samples]
+        current = self.samples[-1]
+        current[1] += count
+        current[2] += total
+        if not math.isnan(low):
+            current[3] = min(current[3], low)
+        if not math.isnan(high):
+            current[4] = max(current[4], high)
+
+    def values(self, now: float, window_s: float, samples: int) -> dict[str, float]:
+        """rate (total per second), min, max, avg (total / count) over the live samples."""
+        self._purge(now, window_s, samples)
+        if not self.samples:
+            return {"rate": 0.0, "min": math.nan, "max": math.nan, "avg": math.nan}
+        count = sum(s[1] for s in self.samples)
+        total = sum(s[2] for s in self.samples)
+        low = min(s[3] for s in self.samples)
+        high = max(s[4] for s in self.samples)
+        elapsed = max(now - self.samples[0][0], window_s)
+        return {
+            "rate": total / elapsed,
+            "min": low if count and low != math.inf else math.nan,
+            "max": high if count and high != -math.inf else math.nan,
+            "avg": total / count if count else math.nan,
+        }
+
+
+@dataclass
+class _Latency:
+    """Value (last) plus windowed min/max/avg of one latency-like figure."""
+
+    last: float = 0.0
+    window: _Window = field(default_factory=_Window)
+
+    def attributes(self, name: str, now: float, window_s: float, samples: int) -> dict[str, float]:
+        v = self.window.values(now, window_s, samples)
+        return {
+            name: self.last,
+            f"{name}-min": v["min"],
+            f"{name}-max": v["max"],
+            f"{name}-avg": v["avg"],
+        }
+
+
+@dataclass
+class _SourcePartition:
+    record_count: int = 0
+    byte_count: int = 0
+    records: _Window = field(default_factory=_Window)
+    bytes: _Window = field(default_factory=_Window)
+    age: _Latency = field(default_factory=_Latency)
+    latency: _Latency = field(default_factory=_Latency)
+    lag: float | None = None
+
+
+@dataclass
+class _Canary:
+    latency: _Latency = field(default_factory=_Latency)
+    gauges: dict[str, float] = field(default_factory=dict)
+
+
+Tags = tuple[tuple[str, str], ...]
+
+_JMX_PLAIN = re.compile(r"[\w\-%. \t]*")
+
+
+def _jmx_value(value: str) -> str:
+    """A key-property value as Kafka's ``Sanitizer.jmxSanitize`` writes it (quoted if need be)."""
+    if _JMX_PLAIN.fullmatch(value):
+        return value
+    escaped = (
+        value.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("*", "\\*")
+        .replace("?", "\\?")
+        .replace("\n", "\\n")
+    )
+    return f'"{escaped}"'
+
+
+def mbean_name(domain: str, kind: str, tags: Tags) -> str:
+    """``domain:type=kind,k1=v1,...`` with the tags in order (as Kafka's JmxReporter)."""
+    props = "".join(f",{k}={_jmx_value(v)}" for k, v in tags if k and v)
+    return f"{domain}:type={kind}{props}"
+
+
+def source_tags(target: str, topic: str, partition: int, source: str | None = None) -> Tags:
+    head = (("source", source),) if source is not None else ()
+    return (*head, ("target", target), ("topic", topic), ("partition", str(partition)))
+
+
+class MirrorMetrics:
+    """Thread-safe registry of the mirror metrics of this driver."""
+
+    def __init__(
+        self,
+        window_s: float = WINDOW_S,
+        samples: int = SAMPLES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if window_s <= 0 or samples < 1:
+            raise ValueError(f"window_s must be > 0 and samples >= 1, not {window_s}, {samples}")
+        self.window_s = window_s
+        self.samples = samples
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._sources: dict[Tags, _SourcePartition] = {}
+        self._checkpoints: dict[Tags, _Latency] = {}
+        self._canaries: dict[Tags, _Canary] = {}
+        self._copied: dict[tuple[str, str], dict[Key, int]] = {}
+
+    # --- recording ----------------------------------------------------------------------------
+
+    def record_source(
+        self,
+        target_alias: str,
+        stats: Mapping[Key, PartitionStats],
+        source_alias: str | None = None,
+    ) -> None:
+        """Add a batch's per remote topic-partition stats (MirrorSourceMetrics)."""
+        w, n = self.window_s, self.samples
+        with self._lock:
+            now = self.clock()
+            for (topic, partition), s in stats.items():
+                m = self._source(source_tags(target_alias, topic, partition, source_alias))
+                m.record_count += s.records
+                m.byte_count += s.bytes
+                m.records.record(now, w, n, s.records, s.records)
+                m.bytes.record(now, w, n, s.records, s.bytes)
+                if s.timed:
+                    m.age.last = s.age_last_ms
+                    m.age.window.record(
+                        now, w, n, s.timed, s.age_sum_ms, s.age_min_ms, s.age_max_ms
+                    )
+                if s.latency_count:
+                    m.latency.last = s.latency_last_ms
+                    m.latency.window.record(
+                        now,
+                        w,
+                        n,
+                        s.latency_count,
+                        s.latency_sum_ms,
+                        s.latency_min_ms,
+                        s.latency_max_ms,
+                    )
+
+    def record_checkpoint(
+        self, source: str, target: str, group: str, topic: str, partition: int, latency_ms: float
+    ) -> None:
+        """One emitted checkpoint's latency (MirrorCheckpointMetrics; *topic* is the remote one)."""
+        tags = (
+            ("source", source),
+            ("target", target),
+            ("group", group),
+            ("topic", topic),
+            ("partition", str(partition)),
+        )
+        with self._lock:
+            m = self._checkpoints.setdefault(tags, _Latency())
+            m.last = latency_ms
+            m.window.record(
+                self.clock(), self.window_s, self.samples, 1, latency_ms, latency_ms, latency_ms
+            )
+
+    def record_copied(
+        self, source: str, target: str, copied: Iterable[tuple[str, int, int]]
+    ) -> None:
+        """The last copied upstream offset per source partition (for :func:`lag_behind_source`)."""
+        with self._lock:
+            flow = self._copied.setdefault((source, target), {})
+            for topic, partition, offset in copied:
+                flow[(topic, partition)] = max(offset, flow.get((topic, partition), -1))
+
+    def copied(self, source: str, target: str) -> dict[Key, int]:
+        with self._lock:
+            return dict(self._copied.get((source, target), {}))
+
+    def record_replication_lag(
+        self,
+        target_alias: str,
+        lags: Mapping[Key, int],
+        source_alias: str | None = None,
+        remote_topics: Mapping[str, str] | Callable[[str], str] | None = None,
+    ) -> None:
+        """Publish ``seaway-replication-lag`` per remote topic-partition (a Seaway extension).
+
+        *lags* may be keyed by source topic (as :func:`lag_behind_source` returns them) when
+        *remote_topics* maps them to the remote names.
+        """
+        rename = remote_topics if callable(remote_topics) else (remote_topics or {}).get
+        with self._lock:
+            for (topic, partition), lag in lags.items():
+                remote = rename(topic) or topic
+                tags = source_tags(target_alias, remote, partition, source_alias)
+                self._source(tags).lag = float(lag)
+
+    def record_canary(
+        self, source: str, target: str, latency_ms: float | None = None, **gauges: float
+    ) -> None:
+        """The canary's end-to-end latency and gauges (``pending=3`` → ``canary-pending``)."""
+        tags = (("source", source), ("target", target))
+        with self._lock:
+            m = self._canaries.setdefault(tags, _Canary())
+            if latency_ms is not None:
+                m.latency.last = latency_ms
+                m.latency.window.record(
+                    self.clock(), self.window_s, self.samples, 1, latency_ms, latency_ms, latency_ms
+                )
+            for name, value in gauges.items():
+                m.gauges[f"canary-{name.replace('_', '-')}"] = float(value)
+
+    def remove_flow(self, source: str, target: str) -> None:
+        """Forget every metric of the flow *source* -> *target*."""
+        with self._lock:
+            for registry in (self._sources, self._checkpoints, self._canaries):
+                for tags in list(registry):
+                    t = dict(tags)
+                    if t.get("target") == target and t.get("source", source) == source:
+                        del registry[tags]
+            self._copied.pop((source, target), None)
+
+    def _source(self, tags: Tags) -> _SourcePartition:
+        m = self._sources.get(tags)
+        if m is None:
+            m = self._sources[tags] = _SourcePartition()
+        return m
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, dict[str, float]]:
+        """Every mbean name and its attributes, as JMX would show them."""
+        out: dict[str, dict[str, float]] = {}
+        w, n = self.window_s, self.samples
+        with self._lock:
+            now = self.clock()
+            for tags, m in self._sources.items():
+                attrs = {
+                    "record-count": float(m.record_count),
+                    "record-rate": m.records.values(now, w, n)["rate"],
+                    "byte-count": float(m.byte_count),
+                    "byte-rate": m.bytes.values(now, w, n)["rate"],
+                    **m.age.attributes("record-age-ms", now, w, n),
+                    **m.latency.attributes("replication-latency-ms", now, w, n),
+                }
+                if m.lag is not None:
+                    attrs[REPLICATION_LAG] = m.lag
+                out[mbean_name(DOMAIN, SOURCE_TYPE, tags)] = attrs
+            for tags, latency in self._checkpoints.items():
+                out[mbean_name(DOMAIN, CHECKPOINT_TYPE, tags)] = latency.attributes(
+                    "checkpoint-latency-ms", now, w, n
+                )
+            for tags, canary in self._canaries.items():
+                out[mbean_name(SEAWAY_DOMAIN, CANARY_TYPE, tags)] = {
+                    **canary.latency.attributes("canary-latency-ms", now, w, n),
+                    **canary.gauges,
+                }
+        return out
+
+    def prometheus(self) -> str:
+        """The snapshot in Prometheus' text exposition format (version 0.0.4)."""
+        families: dict[str, list[str]] = {}
+        for name, attributes in self.snapshot().items():
+            domain, _, props = name.partition(":")
+            pairs = [p.split("=", 1) for p in _split_props(props)]
+            kind = dict(pairs).pop("type", "")
+            labels = ",".join(
+                f'{_prom_name(k)}="{_prom_label(_jmx_unquote(v))}"' for k, v in pairs if k != "type"
+            )
+            base = _prom_name(f"{domain}_{kind}".lower())
+            for attribute, value in attributes.items():
+                metric = f"{base}_{_prom_name(attribute.lower())}"
+                families.setdefault(metric, []).append(f"{metric}{{{labels}}} {_prom_value(value)}")
+        lines = []
+        for metric in sorted(families):
+            kind = "counter" if metric.endswith("_count") else "gauge"
+            lines.append(f"# TYPE {metric} {kind}")
+            lines.extend(sorted(families[metric]))
+        return "\n".join(lines) + "\n" if lines else ""
+
+
+def _split_props(props: str) -> list[str]:
+    """``a=1,b="x,y"`` → [``a=1``, ``b="x,y"``] (commas inside quotes kept)."""
+    parts, current, quoted, escaped = [], [], False, False
+    for char in props:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quoted:
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif char == "," and not quoted:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current))
+    return [p for p in parts if p]
+
+
+def _jmx_unquote(value: str) -> str:
+    if not (value.startswith('"') and value.endswith('"')):
+        return value
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), value[1:-1])
+
+
+def _prom_name(name: str) -> str:
+    name = re.sub(r"[^a-zA-Z0-9_]", "_", name)
+    return name if not name[:1].isdigit() else f"_{name}"
+
+
+def _prom_label(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _prom_value(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return repr(float(value)) if not float(value).is_integer() else str(int(value))
+
+
+METRICS: Final = MirrorMetrics()
+"""The driver's default registry."""
+
+
+# --- replication lag -------------------------------------------------------------------------
+
+
+def lag_behind_source(
+    source_client: Mapping[str, str], copied: Mapping[Key, int], timeout: float = 10.0
+) -> dict[Key, int]:
+    """Records on the source not yet copied, per source (topic, partition): the partition's
+    high watermark minus (last copied offset + 1), never below 0.
+
+    *copied* holds the last copied upstream offset (MM2's stored source offset). A partition
+    whose end offset cannot be read is left out.
+    """
+    if not copied:
+        return {}
+    from confluent_kafka import IsolationLevel, TopicPartition
+    from confluent_kafka.admin import OffsetSpec
+
+    from seaway.admin import admin_client
+
+    admin = admin_client(source_client)
+    request = {TopicPartition(t, p): OffsetSpec.latest() for t, p in copied}
+    futures = admin.list_offsets(
+        request, isolation_level=IsolationLevel.READ_UNCOMMITTED, request_timeout=timeout
+    )
+    out: dict[Key, int] = {}
+    for tp, future in futures.items():
+        try:
+            end = future.result(timeout).offset
+        except Exception:  # a deleted topic or an unavailable leader: no figure this time
+            continue
+        out[(tp.topic, tp.partition)] = max(0, end - (copied[(tp.topic, tp.partition)] + 1))
+    return out
+
+
+__all__ = [
+    "CANARY_TYPE",
+    "CHECKPOINT_TYPE",
+    "DOMAIN",
+    "METRICS",
+    "REPLICATION_LAG",
+    "SEAWAY_DOMAIN",
+    "SOURCE_TYPE",
+    "MirrorMetrics",
+    "PartitionStats",
+    "StatsCollector",
+    "batch_stats",
+    "lag_behind_source",
+    "latency_from_ack",
+    "mbean_name",
+    "merge_stats",
+    "now_ms",
+    "stats_of_batch",
+]
