@@ -21,3 +21,10 @@ def cluster_a(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread
 def cluster_b(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
     with BrokerThread(tmp_path_factory.mktemp("cluster-b"), config=CLUSTER_CONFIG) as b:
         yield b
+
+
+@pytest.fixture(scope="session")
+def cluster_c(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
+    """A third cluster, for hub-and-spoke."""
+    with BrokerThread(tmp_path_factory.mktemp("cluster-c"), config=CLUSTER_CONFIG) as b:
+        yield b
