@@ -3,8 +3,10 @@
 It starts an embedded broker, creates a topic, produces a few thousand keyed records,
 consumes them with a two-member consumer group and commits; then Spark reads the topic
 with ``format("kafka")`` and copies it to another topic exactly-once, and a read_committed
-consumer counts the copy. Last, a Kafka Connect
-worker runs the book's FileStreamSource/FileStreamSink session over its REST API.
+consumer counts the copy. Then a Kafka Connect worker runs the book's
+FileStreamSource/FileStreamSink session over its REST API. Last, a second cluster B
+mirrors the topic with MirrorMaker 2's driver and a stopped group fails over to B with
+translated offsets (:mod:`seaway.mirror.demo`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.broker import BrokerThread
+from seaway.mirror.demo import run_mirror_demo
 
 TOPIC = "demo-orders"
 COPY = "demo-orders-copy"
@@ -130,8 +133,9 @@ def run_demo(records: int = 5000, data_dir: str | None = None) -> int:
             _say(f"group {GROUP} consumed everything: total lag {lag}")
             copied = _spark_copy(bootstrap, directory / "spark-checkpoint", records)
             identical = _connect_walkthrough(bootstrap, directory / "connect")
+            mirrored = run_mirror_demo(_say, bootstrap, directory, TOPIC, PARTITIONS)
         _say("broker stopped cleanly")
-    return 0 if lag == 0 and copied == records and identical else 1
+    return 0 if lag == 0 and copied == records and identical and mirrored else 1
 
 
 def _spark_copy(bootstrap: str, checkpoint: Path, records: int) -> int:
