@@ -57,6 +57,11 @@ def _int(raw: Mapping[str, str], key: str, default: int, flow: str | None, low: 
     return value
 
 
+def positive_int(raw: Mapping[str, str], key: str, default: int, flow: str | None = None) -> int:
+    """*key* (``A->B.<key>`` first) as an integer >= 1; an error names the key otherwise."""
+    return _int(raw, key, default, flow, 1)
+
+
 def _bool(raw: Mapping[str, str], key: str, flow: str | None) -> bool:
     text = setting(raw, key, "false", flow).lower()
     if text not in ("true", "false"):
@@ -136,6 +141,7 @@ __all__ = [
     "flow_canary",
     "lag_interval_s",
     "metrics_server",
+    "positive_int",
     "publish_lag",
     "setting",
 ]

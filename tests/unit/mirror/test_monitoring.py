@@ -102,3 +102,14 @@ def test_metrics_server_settings() -> None:
     for port in ("-1", "70000", "http"):
         with pytest.raises(MirrorConfigError, match=r"seaway\.metrics\.port"):
             metrics_server({METRICS_PORT: port}, registry)
+
+
+def test_positive_int_prefers_the_flow_key_and_names_a_bad_one() -> None:
+    from seaway.mirror.monitoring import positive_int
+
+    raw = {"seaway.max.records.per.batch": "1000", "A->B.seaway.max.records.per.batch": "7"}
+    assert positive_int(raw, "seaway.max.records.per.batch", 5, "A->B") == 7
+    assert positive_int(raw, "seaway.max.records.per.batch", 5, "B->A") == 1000
+    assert positive_int({}, "seaway.max.records.per.batch", 5) == 5
+    with pytest.raises(MirrorConfigError, match=r"seaway\.max\.records\.per\.batch .*'0'"):
+        positive_int({"seaway.max.records.per.batch": "0"}, "seaway.max.records.per.batch", 5)
