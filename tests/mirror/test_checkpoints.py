@@ -120,3 +120,75 @@ def test_checkpoints_translate_a_group_for_failover(
     assert {tp.partition: tp.offset for tp in committed} == {
         tp.partition: offset for tp, offset in translated.items()
     }
+
+
+def test_checkpoints_stay_monotonic_across_a_restart(
+    spark: Any, cluster_a: Any, cluster_b: Any
+) -> None:
+    """A restarted checkpoint part (fresh process state: syncs and checkpoints reloaded from
+    the topics) never writes a checkpoint behind the last one of a group that did not
+    rewind; when the group moves on, the new checkpoints move on too."""
+    from seaway.mirror.formats import Checkpoint
+    from seaway.mirror.source_flow import MirrorSourceFlow
+
+    register(spark)
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    alias, target = f"M{uuid.uuid4().hex[:4]}", f"T{uuid.uuid4().hex[:4]}"
+    topic = f"views-{uuid.uuid4().hex[:6]}"
+    admin = AdminClient({"bootstrap.servers": a})
+    admin.create_topics([NewTopic(topic, 3, 1)])[topic].result(30)
+    producer = Producer({"bootstrap.servers": a})
+    for i in range(RECORDS):
+        producer.produce(topic, value=f"view {i}".encode())
+    assert producer.flush(30) == 0
+    group = f"ranker-{uuid.uuid4().hex[:6]}"
+    _consume_and_commit(a, topic, group, RECORDS // 2)
+    policy = DefaultReplicationPolicy()
+    settings = _settings(a, b, alias, target, policy, topics=topic, offset_lag_max=LAG_MAX)
+    flow = MirrorSourceFlow(spark, settings)
+    flow.start()
+
+    def checkpoint_flow() -> MirrorCheckpointFlow:
+        return MirrorCheckpointFlow(
+            CheckpointSettings(
+                source_alias=alias, target_alias=target,
+                source_client={"bootstrap.servers": a}, target_client={"bootstrap.servers": b},
+                policy=policy, topic_filter=DefaultTopicFilter({"topics": topic}),
+                group_filter=DefaultGroupFilter(), offset_syncs_topic=settings.offset_syncs_topic,
+                offset_syncs_client={"bootstrap.servers": a}, checkpoints_replication_factor=1,
+            )
+        )  # fmt: skip
+
+    try:
+        _wait("the copy", lambda: _ends(b, f"{alias}.{topic}", 3) >= RECORDS)
+        time.sleep(1)
+        first = checkpoint_flow()
+        first.start()
+        try:
+            assert {c.partition for c in first.emit() if c.consumer_group_id == group}
+        finally:
+            first.stop()
+        restarted = checkpoint_flow()  # the mirror restarted: state from the topics only
+        restarted.start()
+        try:
+            assert [c for c in restarted.emit() if c.consumer_group_id == group] == []
+            _consume_and_commit(a, topic, group, RECORDS // 4)  # the group moves on
+            moved = [c for c in restarted.emit() if c.consumer_group_id == group]
+            assert moved
+        finally:
+            restarted.stop()
+    finally:
+        flow.stop()
+    consumer = Consumer(quiet({"bootstrap.servers": b, "group.id": "read-checkpoints"}))
+    consumer.assign([TopicPartition(f"{alias}.checkpoints.internal", 0, 0)])
+    history: dict[int, list[int]] = {}
+    for message in consumer.consume(1000, 5.0):
+        if message.error() is None:
+            checkpoint = Checkpoint.from_record(message.key(), message.value())
+            if checkpoint.consumer_group_id == group:
+                history.setdefault(checkpoint.partition, []).append(checkpoint.downstream_offset)
+    consumer.close()
+    assert history
+    for partition, downstream in history.items():
+        assert downstream == sorted(downstream), f"partition {partition} went back: {downstream}"
+    assert any(len(d) > 1 and d[-1] > d[0] for d in history.values())
