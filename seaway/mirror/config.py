@@ -428,6 +428,20 @@ WORKER_CONFIG_PREFIXES: Final = (
 # ---------------------------------------------------------------------------- errors, pairs
 
 
+_LIBRDKAFKA_KEYS: Final = ("bootstrap.servers", "security.protocol")
+_LIBRDKAFKA_PREFIXES: Final = ("ssl.", "sasl.")
+
+
+def librdkafka_config(config: Mapping[str, Any]) -> dict[str, str]:
+    """The settings of a Java client config that librdkafka shares (bootstrap, security),
+    as the confluent-kafka clients of a flow take them."""
+    return {
+        k: str(v)
+        for k, v in config.items()
+        if v is not None and (k in _LIBRDKAFKA_KEYS or k.startswith(_LIBRDKAFKA_PREFIXES))
+    }
+
+
 # Seaway's own settings in mm2.properties (Spark, metrics, canary): never reported unused.
 SEAWAY_KEY_PREFIXES: Final = ("spark.", "seaway.")
 
@@ -1042,4 +1056,5 @@ __all__ = [
     "MirrorMakerConfig",
     "MirrorSourceConfig",
     "SourceAndTarget",
+    "librdkafka_config",
 ]

@@ -13,6 +13,11 @@ emits checkpoints every ``emit.checkpoints.interval.seconds`` (and syncs group o
 ``sync.group.offsets.enabled``); every ``sync.topic.configs.interval.seconds`` and
 ``sync.topic.acls.interval.seconds`` the remote topics' configs and ACLs follow the source.
 A cluster that does not answer at start is reported with its ``<alias>.bootstrap.servers``.
+
+Heartbeats (:class:`~seaway.mirror.heartbeat_flow.MirrorHeartbeatFlow`) go out for every
+pair MM2 gives a herder (``cluster_pairs``: enabled flows and, by default, their reverse),
+every ``emit.heartbeats.interval.seconds``, into the target's ``heartbeats`` topic; they are
+started first, so each flow's first topic listing already finds ``heartbeats`` to replicate.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from seaway.mirror.config import (
     EMIT_OFFSET_SYNCS_ENABLED,
     HEARTBEATS_REPLICATION_ENABLED,
     MIRROR_CHECKPOINT_CONNECTOR,
+    MIRROR_HEARTBEAT_CONNECTOR,
     MIRROR_SOURCE_CONNECTOR,
     OFFSET_LAG_MAX,
     OFFSET_SYNCS_TOPIC_REPLICATION_FACTOR,
@@ -40,33 +46,22 @@ from seaway.mirror.config import (
     SYNC_GROUP_OFFSETS_ENABLED,
     MirrorCheckpointConfig,
     MirrorConfigError,
+    MirrorHeartbeatConfig,
     MirrorMakerConfig,
     MirrorSourceConfig,
     SourceAndTarget,
+    librdkafka_config,
 )
+from seaway.mirror.heartbeat_flow import MirrorHeartbeatFlow, heartbeat_settings
 from seaway.mirror.policy import replication_policy
 from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
 
 log = logging.getLogger(__name__)
 
 SPARK_MASTER: Final = "spark.master"
-# Records per micro-batch and flow (Spark's maxOffsetsPerTrigger): bounds a batch, and an
-# exactly-once transaction, whatever the backlog on the source.
-MAX_RECORDS_PER_BATCH: Final = "seaway.max.records.per.batch"
 _REACH_TIMEOUT_S: Final = 15.0
 _HEALTH_S: Final = 0.5
 EXACTLY_ONCE_SOURCE_SUPPORT: Final = "exactly.once.source.support"
-_CLIENT_KEYS: Final = ("bootstrap.servers", "security.protocol")
-_CLIENT_PREFIXES: Final = ("ssl.", "sasl.")
-
-
-def _librdkafka(config: dict[str, Any]) -> dict[str, str]:
-    """The settings of a Java client config that librdkafka shares: bootstrap, security."""
-    return {
-        k: str(v)
-        for k, v in config.items()
-        if v is not None and (k in _CLIENT_KEYS or k.startswith(_CLIENT_PREFIXES))
-    }
 
 
 def flow_settings(config: MirrorSourceConfig) -> FlowSettings:
@@ -75,8 +70,8 @@ def flow_settings(config: MirrorSourceConfig) -> FlowSettings:
     return FlowSettings(
         source_alias=config.source_cluster_alias,
         target_alias=config.target_cluster_alias,
-        source_client=_librdkafka(config.source_consumer_config()),
-        target_client=_librdkafka(config.target_producer_config()),
+        source_client=librdkafka_config(config.source_consumer_config()),
+        target_client=librdkafka_config(config.target_producer_config()),
         policy=replication_policy(props),
         topic_filter=config.topic_filter(),
         config_filter=config.config_property_filter(),
@@ -94,8 +89,8 @@ def checkpoint_settings(config: MirrorCheckpointConfig, source: FlowSettings) ->
     return CheckpointSettings(
         source_alias=source.source_alias,
         target_alias=source.target_alias,
-        source_client=_librdkafka(config.source_admin_config()),
-        target_client=_librdkafka(config.target_admin_config()),
+        source_client=librdkafka_config(config.source_admin_config()),
+        target_client=librdkafka_config(config.target_admin_config()),
         policy=source.policy,
         topic_filter=source.topic_filter,
         group_filter=config.group_filter(),
@@ -139,6 +134,13 @@ class MirrorMaker:
             )
             for pair in self.pairs
         }
+        self.heartbeat_configs: dict[SourceAndTarget, MirrorHeartbeatConfig] = {
+            pair: MirrorHeartbeatConfig(
+                config.connector_base_config(pair, MIRROR_HEARTBEAT_CONNECTOR)
+            )
+            for pair in config.cluster_pairs(wanted)
+        }
+        self.heartbeats: dict[SourceAndTarget, MirrorHeartbeatFlow] = {}
         self.flows: dict[SourceAndTarget, MirrorSourceFlow] = {}
         self.checkpoints: dict[SourceAndTarget, MirrorCheckpointFlow] = {}
         self.jobs: list[_Job] = []
@@ -156,7 +158,7 @@ class MirrorMaker:
 
         aliases = sorted({a for pair in self.pairs for a in (pair.source, pair.target)})
         for alias in aliases:
-            client = _librdkafka(self.config.cluster_props(alias))
+            client = librdkafka_config(self.config.cluster_props(alias))
             try:
                 admin_client(client).list_topics(timeout=timeout)
             except KafkaException as error:
@@ -175,6 +177,7 @@ class MirrorMaker:
         register(self.spark)
         raw = self.config.raw
         self.metrics_server = monitoring.metrics_server(raw)
+        self._start_heartbeats()
         now = time.monotonic()
         for pair, source in self.sources.items():
             if not source.enabled:
@@ -183,8 +186,6 @@ class MirrorMaker:
             worker = self.config.worker_config(pair)
             settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
             settings.metrics_url = self.metrics_server.report_url
-            batch = monitoring.positive_int(raw, MAX_RECORDS_PER_BATCH, 500_000, str(pair))
-            settings.spark_options.setdefault("maxOffsetsPerTrigger", str(batch))
             canary = monitoring.flow_canary(raw, settings)
             if canary is not None:
                 canary.start()  # creates the canary topic before the flow lists the topics
@@ -213,6 +214,24 @@ class MirrorMaker:
         log.info("MirrorMaker running flows %s", ", ".join(str(p) for p in self.flows))
         log.info("Mirror metrics at %s/metrics", self.metrics_server.url)
 
+    def _start_heartbeats(self) -> None:
+        """One heartbeat flow per herder pair whose target has bootstrap servers."""
+        for pair, config in self.heartbeat_configs.items():
+            if not self.config.cluster_props(pair.target).get("bootstrap.servers"):
+                log.warning("No heartbeats for %s: %s.bootstrap.servers is not set", pair,
+                            pair.target)  # fmt: skip
+                continue
+            beats = MirrorHeartbeatFlow(heartbeat_settings(config))
+            if not beats.settings.enabled:
+                continue
+            try:
+                beats.start()
+            except Exception:
+                log.exception("Heartbeats of %s could not start; they stay off", pair)
+                continue
+            self.heartbeats[pair] = beats
+            self._every(f"{pair} heartbeats", beats.settings.interval_s or 0.0, beats.emit)
+
     def _every(
         self, name: str, interval: float, run: Callable[[], Any], first: float | None = None
     ) -> None:
@@ -240,6 +259,8 @@ class MirrorMaker:
 
     def stop(self) -> None:
         self._stop.set()
+        for beats in self.heartbeats.values():
+            beats.stop()
         for canary in self.canaries.values():
             canary.stop()
         for checkpoints in self.checkpoints.values():

@@ -7,6 +7,7 @@ nothing from Seaway except :mod:`seaway.config`; the runtime never leaks in.
 * :mod:`~seaway.connect.api.records`, :mod:`~seaway.connect.api.header`: records and headers.
 * :mod:`~seaway.connect.api.connector`, :mod:`~seaway.connect.api.source`,
   :mod:`~seaway.connect.api.sink`: the connector and task lifecycle.
+* :mod:`~seaway.connect.api.flow`: connectors that run their own flow instead of tasks.
 * :mod:`~seaway.connect.api.replay`: optional replayable source tasks (exact Spark retries).
 * :mod:`~seaway.connect.api.offsets`: source partitions, offsets and their reader.
 * :mod:`~seaway.connect.api.storage`: converter interfaces.
@@ -37,6 +38,7 @@ from seaway.connect.api.errors import (
     RetriableError,
     SchemaBuilderError,
 )
+from seaway.connect.api.flow import FlowConnector, FlowContext, FlowHandle, FlowTask
 from seaway.connect.api.header import Header, Headers
 from seaway.connect.api.offsets import (
     OffsetStorageReader,
@@ -91,6 +93,10 @@ __all__ = [
     "ErrantRecordReporter",
     "ExactlyOnceSupport",
     "Field",
+    "FlowConnector",
+    "FlowContext",
+    "FlowHandle",
+    "FlowTask",
     "Header",
     "HeaderConverter",
     "Headers",

@@ -1,7 +1,9 @@
 """Finding plugins: connectors, converters, transformations and predicates (Kafka's ``Plugins``).
 
 A ``connector.class`` may be a bundled connector's Kafka class name or alias
-(``FileStreamSource``), a connector registered under the ``seaway.connectors`` entry-point
+(``FileStreamSource``; MirrorMaker 2's ``org.apache.kafka.connect.mirror.MirrorSourceConnector``,
+``MirrorSourceConnector``, ``MirrorSource`` and the checkpoint and heartbeat ones too), a
+connector registered under the ``seaway.connectors`` entry-point
 group (by its entry-point name or class path), or a Python path ``package.module.Class`` —
 importable from ``plugin.path`` directories, which the worker adds to ``sys.path``
 (on executors too). Connector classes defined in top-level modules of those directories
@@ -80,13 +82,15 @@ class Plugins:
 
     def __init__(self, plugin_path: Iterable[str] = ()) -> None:
         from seaway.connectors import CLASS_NAMES, PLUGINS
+        from seaway.connectors.mirror import CLASS_NAMES as MIRROR_CLASS_NAMES
+        from seaway.connectors.mirror import PLUGINS as MIRROR_PLUGINS
 
         self.plugin_path = tuple(p for p in plugin_path if p)
         for path in self.plugin_path:
             if path not in sys.path:
                 sys.path.append(path)
-        self._aliases: dict[str, type[Connector]] = dict(PLUGINS)
-        self._names: dict[type, str] = dict(CLASS_NAMES)
+        self._aliases: dict[str, type[Connector]] = {**PLUGINS, **MIRROR_PLUGINS}
+        self._names: dict[type, str] = {**CLASS_NAMES, **MIRROR_CLASS_NAMES}
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             try:
                 cls = ep.load()

@@ -6,7 +6,8 @@ exactly-once when the worker enables ``exactly.once.source.support``); a sink co
 ``seaway-connect-sink``. Every run gets a fresh checkpoint directory: where a connector
 resumes is decided by Connect's offsets (the offset store, the sink's consumer group), never
 by a leftover checkpoint, so altering offsets or moving a connector to another worker just
-works.
+works. A :class:`~seaway.connect.api.flow.FlowConnector` (MirrorMaker 2's connectors) runs
+its own flow instead, watched through a :class:`FlowQuery`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from seaway.admin import create_topics
+from seaway.connect.api.flow import FlowConnector, FlowContext, FlowHandle
 from seaway.connect.runtime.queries.sink import SinkQuerySpec
 from seaway.connect.runtime.queries.source import SOURCE_NAME, SourceQuerySpec
 from seaway.connect.runtime.worker_config import WorkerConfig
@@ -90,6 +92,33 @@ class ConnectorQuery:
             stop_query(self.query)
         finally:
             shutil.rmtree(self.checkpoint, ignore_errors=True)
+
+
+@dataclass
+class FlowQuery:
+    """A flow connector's running flow, shaped like :class:`ConnectorQuery` for the herder
+    (no Connect offsets to flush, no observed topics)."""
+
+    connector: str
+    handle: FlowHandle
+    kind: str = "flow"
+    topics: set[str] = field(default_factory=set)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.handle.active)
+
+    def failure(self) -> str | None:
+        return self.handle.failure()
+
+    def end_offset(self) -> dict[str, Any] | None:
+        return None
+
+    def observed_topics(self) -> set[str]:
+        return set(self.topics)
+
+    def stop(self) -> None:
+        self.handle.stop()
 
 
 class Worker:
@@ -241,6 +270,22 @@ class Worker:
             query = writer.start()
         return ConnectorQuery(spec.connector, query, checkpoint, "sink")
 
+    def run_flow(
+        self, connector: str, flow: FlowConnector, task_configs: list[dict[str, str]]
+    ) -> FlowQuery:
+        """Start a flow connector's own flow for all its tasks."""
+        self._activate()
+        context = FlowContext(
+            connector_name=connector,
+            spark=self.spark,
+            trigger_interval_ms=int(self.config.get("spark.trigger.interval.ms")),
+            exactly_once_source=self.config.exactly_once_source,
+            worker_settings=dict(self.config.originals),
+        )
+        with self._lock:
+            handle = flow.start_flow(context, task_configs)
+        return FlowQuery(connector, handle)
+
     def _sink_start(self, spec: SinkQuerySpec, topics: list[str], regex: str) -> str:
         """``startingOffsets`` JSON: the group's committed offsets, else earliest."""
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
@@ -281,4 +326,4 @@ def _create_topics(admin: Any, topics: list[str]) -> None:
         log.info("Created topic %s for a sink connector", topic)
 
 
-__all__ = ["ConnectorQuery", "Worker"]
+__all__ = ["ConnectorQuery", "FlowQuery", "Worker"]

@@ -4,10 +4,12 @@ Requests change the config store (connector configs, task configs, target states
 store's listener marks the connector for reconciliation, and one background thread brings
 each connector to its target state: it starts the :class:`~seaway.connect.api.Connector`,
 generates task configs, and runs the connector's tasks as one Spark streaming query
-(:class:`~seaway.connect.runtime.worker.Worker`). The same thread watches the queries: a task
-that throws is FAILED with its trace (the query restarts without it, so the connector's
-other tasks and every other connector keep running), source offsets are flushed every
-``offset.flush.interval.ms`` (at-least-once mode) and used topics are recorded.
+(:class:`~seaway.connect.runtime.worker.Worker`); a
+:class:`~seaway.connect.api.flow.FlowConnector` runs its own flow for all its tasks instead.
+The same thread watches the queries: a task that throws is FAILED with its trace (the query
+restarts without it, so the connector's other tasks and every other connector keep running),
+source offsets are flushed every ``offset.flush.interval.ms`` (at-least-once mode) and used
+topics are recorded.
 
 Standalone and distributed workers differ only in their stores (memory and file versus
 Kafka topics); see :mod:`seaway.connect.runtime.standalone` and
@@ -27,6 +29,7 @@ from typing import Any, Final
 from seaway import __version__
 from seaway.connect.api import Connector, ConnectorContext, SinkConnector, SourceConnector
 from seaway.connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
+from seaway.connect.api.flow import FlowConnector
 from seaway.connect.api.source import ExactlyOnceSupport
 from seaway.connect.rest.errors import BadRequestError
 from seaway.connect.runtime import connector_config as cc
@@ -55,7 +58,7 @@ from seaway.connect.runtime.storage import (
     TaskStatus,
     TopicStatus,
 )
-from seaway.connect.runtime.worker import ConnectorQuery, Worker
+from seaway.connect.runtime.worker import ConnectorQuery, FlowQuery, Worker
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +77,7 @@ class _Running:
 
     config: dict[str, str]
     connector: Connector | None = None
-    query: ConnectorQuery | None = None
+    query: ConnectorQuery | FlowQuery | None = None
     failed: dict[int, str] = field(default_factory=dict)
     flushed: dict[str, Any] = field(default_factory=dict)
     last_flush: float = field(default_factory=time.monotonic)
@@ -282,6 +285,9 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         return True
 
     def _start_query(self, name: str, run: _Running, task_configs: list[dict[str, str]]) -> None:
+        if isinstance(run.connector, FlowConnector):
+            self._start_flow(name, run, task_configs)
+            return
         enabled = [i for i in range(len(task_configs)) if i not in run.failed]
         if not enabled:
             return
@@ -336,6 +342,17 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             else:
                 self._put(TaskStatus(task, State.RUNNING, self.worker_id, run.generation))
         log.info("Connector %s running tasks %s as Spark query %s", name, enabled, run.query)
+
+    def _start_flow(self, name: str, run: _Running, task_configs: list[dict[str, str]]) -> None:
+        """Run a flow connector's own flow: all its tasks at once, so they restart together."""
+        assert isinstance(run.connector, FlowConnector)
+        run.failed.clear()
+        run.generation += 1
+        run.query = self.worker.run_flow(name, run.connector, task_configs)
+        for index in range(len(task_configs)):
+            task = ConnectorTaskId(name, index)
+            self._put(TaskStatus(task, State.RUNNING, self.worker_id, run.generation))
+        log.info("Connector %s running its %d task(s) as one flow", name, len(task_configs))
 
     def _watch(self, name: str) -> None:
         """Check a running connector's query: failures, offset flushes, topics."""
