@@ -394,9 +394,9 @@ def fmt(value: float | None) -> str:
     return f"{value:.3f}"
 
 
-def render_table(rows: list[Row]) -> str:
-    """Render rows as an aligned text table."""
-    header = ("workload", "unit", "seaway", "tansu", "seaway/tansu")
+def render_table(rows: list[Row], reference: str = "tansu") -> str:
+    """Render rows as an aligned text table; *reference* names the compared-with column."""
+    header = ("workload", "unit", "seaway", reference, f"seaway/{reference}")
     cells = [header] + [
         (r.workload, r.unit, fmt(r.seaway), fmt(r.tansu), fmt(r.ratio)) for r in rows
     ]
