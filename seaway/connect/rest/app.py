@@ -347,11 +347,6 @@ def _connector_offset(value: Any, chain: tuple[tuple[str, str | int], ...]) -> d
     return out
 
 
-def _map_to_string(config: Mapping[str, Any]) -> str:
-    """Java's ``AbstractMap.toString``: ``{k=v, k2=v2}``."""
-    return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in config.items()) + "}"
-
-
 # --- query parameters and paths -------------------------------------------------------------
 
 
@@ -584,7 +579,6 @@ class _ConnectApi:
         if config is None:
             raise _MappingError("Missing required creator property 'config'")
         config = self._check_name(name, config)
-        _check_connector_type(config)
         _, info = self.herder.put_connector_config(
             name, config, allow_replace=False, initial_state=initial_state
         )
@@ -599,7 +593,6 @@ class _ConnectApi:
     def put_config(self, call: _Call) -> Response:
         name = call.params["connector"]
         config = self._check_name(name, _string_map(_required(call.body)))
-        _check_connector_type(config)
         created, info = self.herder.put_connector_config(name, config, allow_replace=True)
         if created:
             return _json(info, 201, {"Location": _location(call.base_url, name)})
@@ -714,7 +707,6 @@ class _ConnectApi:
 
     def validate(self, call: _Call) -> Response:
         config = _string_map(_required(call.body))
-        _check_connector_type(config)
         return _json(self.herder.validate_connector_config(config, call.params["plugin"]))
 
     # --- loggers ----------------------------------------------------------------------------
@@ -748,10 +740,3 @@ class _ConnectApi:
                 scope,
             )
         return _json(self.loggers.set_level(namespace, level))
-
-
-def _check_connector_type(config: Mapping[str, str]) -> None:
-    """``AbstractHerder.validateConnectorConfig``'s first check."""
-    if config.get("connector.class") is None:
-        shown = _map_to_string(config)
-        raise BadRequestError(f"Connector config {shown} contains no connector type")

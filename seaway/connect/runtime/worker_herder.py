@@ -706,13 +706,12 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
     ) -> JsonDict:
         config = {k: ("" if v is None else str(v)) for k, v in config.items()}
         class_name = (config.get(cc.CONNECTOR_CLASS) or "").strip()
-        if plugin is not None:
-            if not class_name:
-                config[cc.CONNECTOR_CLASS] = class_name = plugin
-            elif not _short(class_name).endswith(_short(plugin)):
-                raise BadRequestError(
-                    f"Included connector type {class_name} does not match request type {plugin}"
-                )
+        # The one check of the connector type, for create, PUT config and validate alike (as
+        # Kafka's AbstractHerder.validateConnectorConfig; the REST layer does not repeat it).
+        if plugin is not None and class_name and not _short(class_name).endswith(_short(plugin)):
+            raise BadRequestError(
+                f"Included connector type {class_name} does not match request type {plugin}"
+            )
         if not class_name:
             raise BadRequestError(f"Connector config {java_map(config)} contains no connector type")
         connector = self.plugins.new_connector(class_name)
