@@ -12,6 +12,7 @@ are listed by ``GET /connector-plugins``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import logging
@@ -56,7 +57,10 @@ def connector_type(cls: type) -> str:
     return "unknown"
 
 
+@functools.cache
 def _version(cls: type) -> str:
+    """A plugin's version (one instance per class per process: a class's version is fixed
+    once loaded, and constructing a third-party connector may be slow)."""
     try:
         return str(cls().version())
     except Exception:
