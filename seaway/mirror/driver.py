@@ -59,6 +59,9 @@ from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
 log = logging.getLogger(__name__)
 
 SPARK_MASTER: Final = "spark.master"
+# Records per micro-batch and flow (Spark's maxOffsetsPerTrigger): bounds a batch, and an
+# exactly-once transaction, whatever the backlog on the source.
+MAX_RECORDS_PER_BATCH: Final = "seaway.max.records.per.batch"
 _REACH_TIMEOUT_S: Final = 15.0
 _HEALTH_S: Final = 0.5
 EXACTLY_ONCE_SOURCE_SUPPORT: Final = "exactly.once.source.support"
@@ -186,6 +189,8 @@ class MirrorMaker:
             worker = self.config.worker_config(pair)
             settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
             settings.metrics_url = self.metrics_server.report_url
+            batch = monitoring.positive_int(raw, MAX_RECORDS_PER_BATCH, 500_000, str(pair))
+            settings.spark_options.setdefault("maxOffsetsPerTrigger", str(batch))
             canary = monitoring.flow_canary(raw, settings)
             if canary is not None:
                 canary.start()  # creates the canary topic before the flow lists the topics
