@@ -16,11 +16,7 @@ from bench._util import process_cpu_seconds, process_tree_cpu_seconds
 
 #: Buckets of Python samples, first match wins (a substring of the folded stack).
 BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "sink: seaway/mirror/sink.py copy",
-        ("copy_batches (", "copy_in_transaction (", "copy_batches_proposed ("),
-    ),
-    ("source: seaway/spark/kafka/reader.py read_range", ("read_range (",)),
+    ("copy: seaway/mirror/copier.py copy_range", ("copy_range (",)),
     ("source: driver side (stream/planner: offsets, plans)", ("seaway/spark/kafka/",)),
     (
         "pyspark worker start: importlib.invalidate_caches() (re-reads the zips on sys.path)",
@@ -350,6 +346,6 @@ def summarize(folded: Path, limit: int = 8) -> Profile:
     return Profile(
         samples=total,
         buckets=[(name, n / total) for name, n in buckets.most_common()] if total else [],
-        sink_lines=_leaves_under(stacks, "copy_batches (", limit),
+        sink_lines=_leaves_under(stacks, "copy_range (", limit),
         reader_lines=_leaves_under(stacks, "read_range (", limit),
     )

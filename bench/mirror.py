@@ -19,16 +19,17 @@ What is measured (progress on stderr, results on stdout):
 2. kcat (the reference): ``--kcat-pipes`` pipes (default one per partition)
    ``kcat -C -b A -t bench -p <i> -o beginning -e -f '%k<TAB>%s\\n'`` into
    ``kcat -P -b B -t kcat-copy -p <i> -K <TAB>`` with the producer settings of Seaway's
-   mirror sink (acks=all, linger.ms=5, batch.size=1000000); ``kcat-copy`` is created with
+   mirror copy (acks=all, linger.ms=5, batch.size=1000000); ``kcat-copy`` is created with
    the same partitions beforehand. This keeps partition, order and key of every record but
    not its timestamp (kcat -P stamps the produce time) nor headers (the records have none).
    With one pipe (``--kcat-pipes 1``) the producer's partitioner picks the partitions.
 3. Seaway: ``python -m seaway mirror-maker mm2.properties`` as a subprocess with
    ``clusters=A,B``, ``A->B.enabled=true``, ``A->B.topics=bench``, replication factors 1
    and ``spark.master=--master`` (default ``local[2]``): MM2's MirrorSource flow as a Spark
-   query (remote topic ``A.bench`` created with the source's partitions, every record's
-   partition, key, value, headers and timestamp kept, offset syncs and MM2 offsets written)
-   plus the checkpoint flow.
+   query (remote topic ``A.bench`` created with the source's partitions; each task copies
+   its offset range A -> B itself, every record's partition, key, value, headers and
+   timestamp kept, offset syncs written; the sink stores MM2 offsets) plus the checkpoint
+   flow.
 
 Both copies are timed from their process start until B's end offsets (one ListOffsets
 per ``TICK_S``) sum to ``--records`` ("end to end"; kcat: until both ends of every pipe
@@ -43,7 +44,7 @@ JVM's by thread (task threads, JIT compilers, GC) from /proc. ``--profile PATH``
 the Python processes of the mirror-maker tree with py-spy (``record --subprocesses
 --format raw``: folded stacks in PATH) and records the JVM with JFR from the first record
 on B (``jcmd JFR.start``, ``PATH`` with suffix ``.jfr``), then prints where the samples
-fall (sink, reader, imports, Arrow hand-over ...) and the hottest lines and methods.
+fall (copy loop, imports, Arrow hand-over ...) and the hottest lines and methods.
 ``--spark-conf KEY=VALUE`` passes Spark settings to the mirror-maker (mm2.properties only
 carries ``spark.master``) through a spark-defaults.conf in the run directory.
 The last stdout line is a JSON document with every figure (also written to ``--json``).
@@ -92,7 +93,7 @@ KEY_BYTES = 8
 KCAT = "kcat"
 VARIANTS = ("kcat", "seaway")
 
-#: kcat -P settings = the producer settings of seaway/mirror/sink.py's copy.
+#: kcat -P settings = the producer settings of seaway/mirror/copier.py's copy.
 KCAT_PRODUCER = {"acks": "all", "linger.ms": "5", "batch.size": "1000000"}
 #: The fill producer (not timed against anything; as fast as it goes).
 FILL_PRODUCER: dict[str, str | int] = {
@@ -688,7 +689,7 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
         steady = seaway.steady_split
         print(
             f"seaway steady CPU by process, us/rec: Spark JVM {steady.jvm * per:.1f}, Python "
-            f"workers (Kafka reader + mirror sink) {steady.python_workers * per:.1f}, driver "
+            f"workers (copy tasks + summary sink) {steady.python_workers * per:.1f}, driver "
             f"{steady.driver * per:.1f}"
         )
         threads = ", ".join(f"{name} {cpu * per:.1f}" for name, cpu in seaway.jvm_threads[:6])

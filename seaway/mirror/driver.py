@@ -189,7 +189,7 @@ class MirrorMaker:
             worker = self.config.worker_config(pair)
             settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
             settings.metrics_url = self.metrics_server.report_url
-            batch = monitoring.positive_int(raw, MAX_RECORDS_PER_BATCH, 500_000, str(pair))
+            batch = monitoring.positive_int(raw, MAX_RECORDS_PER_BATCH, 2_000_000, str(pair))
             settings.spark_options.setdefault("maxOffsetsPerTrigger", str(batch))
             canary = monitoring.flow_canary(raw, settings)
             if canary is not None:

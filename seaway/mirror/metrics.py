@@ -327,6 +327,66 @@ class StatsCollector:
         return merge_stats(*(latency_from_ack(s, ack, at) for s, at in self._batches))
 
 
+class RunningStats:
+    """One partition's :class:`PartitionStats` folded batch by batch as its records are
+    copied, in constant memory: :meth:`add` each batch when it is read, :meth:`acked` once
+    every record was acknowledged.
+
+    The same figures as :class:`StatsCollector` (whose batches are Arrow columns) for the
+    same batches and times, kept as sums and extremes of the raw timestamps: a record's age
+    is its batch's read time minus its timestamp, its latency the ack time minus it.
+    """
+
+    __slots__ = ("age_last", "age_max", "age_min", "age_sum", "bytes", "records")
+    __slots__ += ("ts_last", "ts_max", "ts_min", "ts_sum", "timed")
+
+    def __init__(self) -> None:
+        self.records = self.bytes = self.timed = 0
+        self.age_min = self.age_max = self.age_sum = self.age_last = 0
+        self.ts_min = self.ts_max = self.ts_sum = self.ts_last = 0
+
+    def add(self, records: int, value_bytes: int, timestamps_ms: list[int], at_ms: int) -> None:
+        """A batch of *records* with *value_bytes* value bytes, read at *at_ms*;
+        *timestamps_ms* holds the timestamps (epoch ms) of those that have one, in order."""
+        self.records += records
+        self.bytes += value_bytes
+        n = len(timestamps_ms)
+        if not n:
+            return
+        low, high, total = min(timestamps_ms), max(timestamps_ms), sum(timestamps_ms)
+        if self.timed:
+            self.age_min = min(self.age_min, at_ms - high)
+            self.age_max = max(self.age_max, at_ms - low)
+            self.ts_min, self.ts_max = min(self.ts_min, low), max(self.ts_max, high)
+        else:
+            self.age_min, self.age_max = at_ms - high, at_ms - low
+            self.ts_min, self.ts_max = low, high
+        self.age_sum += n * at_ms - total
+        self.ts_sum += total
+        self.ts_last = timestamps_ms[-1]
+        self.age_last = at_ms - self.ts_last
+        self.timed += n
+
+    def acked(self, ack_ms: int) -> PartitionStats:
+        """The stats, every record's replication latency taken at *ack_ms*."""
+        if not self.timed:
+            return PartitionStats(self.records, self.bytes)
+        return PartitionStats(
+            self.records,
+            self.bytes,
+            self.timed,
+            self.age_min,
+            self.age_max,
+            self.age_sum,
+            self.age_last,
+            self.timed,
+            ack_ms - self.ts_max,
+            ack_ms - self.ts_min,
+            self.timed * ack_ms - self.ts_sum,
+            ack_ms - self.ts_last,
+        )
+
+
 # --- the registry (driver side) --------------------------------------------------------------
 
 
@@ -725,6 +785,7 @@ __all__ = [
     "SOURCE_TYPE",
     "MirrorMetrics",
     "PartitionStats",
+    "RunningStats",
     "StatsCollector",
     "batch_stats",
     "lag_behind_source",

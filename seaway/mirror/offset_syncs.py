@@ -44,7 +44,7 @@ records; older offsets are translated less precisely as the syncs thin out.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
@@ -150,6 +150,83 @@ class OffsetSyncWriter:
             state.reset()
         return immediate
 
+    def queue_offset_syncs_run(
+        self,
+        topic_partition: TopicPartition,
+        upstream_offsets: Sequence[int],
+        downstream_offsets: Sequence[int],
+    ) -> list[OffsetSync]:
+        """Record a run of acknowledged records of one partition, in upstream order; the
+        syncs due now, oldest first (the caller sends them).
+
+        The same as :meth:`maybe_queue_offset_syncs` for each pair followed, after every
+        immediate one, by :meth:`take_pending_offset_syncs` (which then holds only that
+        sync): the partition's state and delayed sync end up the same, and every immediate
+        sync is returned, not only the last. The rule runs over plain ints, and over a run
+        without gaps on either side (the usual case) only from sync to sync: after its first
+        record such a run can only need a sync every ``offset.lag.max + 1`` records.
+        Objects are built only for the syncs.
+        """
+        if len(upstream_offsets) != len(downstream_offsets):
+            raise ValueError(
+                f"{len(upstream_offsets)} upstream offsets but {len(downstream_offsets)} "
+                "downstream offsets: every acknowledged record needs both"
+            )
+        n = len(upstream_offsets)
+        if not n:
+            return []
+        tp = TopicPartition(*topic_partition)
+        state = self._states.get(tp)
+        if state is None:
+            state = self._states[tp] = PartitionState(self._max_offset_lag)
+        lag = state.max_offset_lag
+        prev_up, prev_down = state.previous_upstream_offset, state.previous_downstream_offset
+        last_sync = state.last_sync_downstream_offset
+        sticky = state.should_sync_offsets
+        due: list[tuple[int, int]] = []
+        immediate = False
+        contiguous = (
+            n > 2 and lag >= 0 and _is_run(upstream_offsets) and _is_run(downstream_offsets)
+        )
+        head = 1 if contiguous else n
+        for up, down in zip(upstream_offsets[:head], downstream_offsets[:head], strict=True):
+            # PartitionState.update, inlined.
+            if (
+                last_sync == -1
+                or down - (last_sync + 1) >= lag
+                or up - prev_up != 1
+                or (down < prev_down)
+            ):
+                last_sync = down
+                immediate = True
+            else:
+                immediate = sticky
+            if immediate:
+                due.append((up, down))
+                sticky = False  # reset once queued
+            prev_up, prev_down = up, down
+        if contiguous:
+            # Record i (i >= 1) is up0 + i, down0 + i: never a gap, never backwards, so it
+            # syncs iff down0 + i - (last_sync + 1) >= lag.
+            up0, down0 = upstream_offsets[0], downstream_offsets[0]
+            i = max(1, last_sync + 1 + lag - down0)
+            while i < n:
+                due.append((up0 + i, down0 + i))
+                last_sync = down0 + i
+                i += lag + 1
+            immediate = last_sync == down0 + n - 1
+            prev_up, prev_down = up0 + n - 1, down0 + n - 1
+        state.previous_upstream_offset, state.previous_downstream_offset = prev_up, prev_down
+        state.last_sync_downstream_offset = last_sync
+        state.should_sync_offsets = False
+        with self._lock:
+            if due:  # an immediate sync replaced (and the take removed) both queued ones
+                self._pending.pop(tp, None)
+                self._delayed.pop(tp, None)
+            if not immediate:
+                self._delayed[tp] = OffsetSync(tp.topic, tp.partition, prev_up, prev_down)
+        return [OffsetSync(tp.topic, tp.partition, up, down) for up, down in due]
+
     def promote_delayed_offset_syncs(self) -> None:
         """Make every delayed sync pending (on each task offset commit)."""
         with self._lock:
@@ -162,6 +239,12 @@ class OffsetSyncWriter:
             count = len(self._pending) if limit is None else max(0, min(limit, len(self._pending)))
             taken = [self._pending.pop(tp) for tp in list(self._pending)[:count]]
         return taken
+
+
+def _is_run(offsets: Sequence[int]) -> bool:
+    """Whether *offsets* are consecutive integers (checked at C speed)."""
+    first, n = offsets[0], len(offsets)
+    return offsets[-1] - first == n - 1 and list(offsets) == list(range(first, first + n))
 
 
 class _Entry:

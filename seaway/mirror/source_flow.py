@@ -4,9 +4,12 @@ The driver does what MirrorSourceConnector does on start: it picks the source to
 replicate (the topic filter, heartbeats topics, never internal topics, never a cycle —
 a topic whose upstream chain already passed through the target), creates each remote topic
 on the target with the source's partition count and its replicable configs, adds missing
-partitions, and creates the offset-syncs topic. Then one query copies them: Seaway's Kafka
-source on cluster A, starting from MM2's stored offsets (``offset + 1``; earliest for
-partitions never copied) → ``seaway-mirror-sink`` (:mod:`seaway.mirror.sink`).
+partitions, and creates the offset-syncs topic. Then one query copies them:
+``seaway-mirror-copy`` (:mod:`seaway.mirror.copy_source`) plans offset ranges on cluster A
+as Seaway's Kafka source does, starting from MM2's stored offsets (``offset + 1``; earliest
+for partitions never copied), and each task copies its range to B itself, handing Spark one
+summary row → ``seaway-mirror-sink`` (:mod:`seaway.mirror.sink`) stores MM2's offsets and
+reports the metrics.
 
 Topics that appear later are picked up by :meth:`MirrorSourceFlow.refresh` (the driver
 calls it every ``refresh.topics.interval.seconds``): when the set changes the query is
@@ -26,9 +29,11 @@ from typing import Any, Final
 
 from seaway.admin import admin_client as _admin
 from seaway.admin import ensure_topic
+from seaway.mirror.copier import MirrorCopySpec
+from seaway.mirror.copy_source import SOURCE_NAME as COPY_SOURCE_NAME
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
 from seaway.mirror.policy import ReplicationPolicy
-from seaway.mirror.sink import SINK_NAME, MirrorSinkSpec
+from seaway.mirror.sink import SINK_NAME
 from seaway.mirror.topic_sync import (
     AclSync,
     creation_configs,
@@ -220,7 +225,7 @@ class MirrorSourceFlow:
             return
         self.create_remote_topics(self.topics)
         s = self.settings
-        spec = MirrorSinkSpec(
+        spec = MirrorCopySpec(
             source_alias=s.source_alias,
             remote_topics={t: self.remote_topic(t) for t in self.topics},
             target_producer=dict(s.target_client),
@@ -234,11 +239,11 @@ class MirrorSourceFlow:
         )
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
         reader = (
-            self.spark.readStream.format("seaway-kafka")
+            self.spark.readStream.format(COPY_SOURCE_NAME)
+            .option("spec", spec.to_json())
             .option("kafka.bootstrap.servers", s.source_client["bootstrap.servers"])
             .option("subscribe", ",".join(self.topics))
             .option("startingOffsets", self._starting_offsets(self.topics))
-            .option("includeHeaders", "true")
             .option("failOnDataLoss", "false")
         )
         if s.exactly_once:  # aborted source transactions are never copied
@@ -287,9 +292,11 @@ class MirrorSourceFlow:
 
 
 def register(spark: Any) -> None:
-    """Register the mirror sink with *spark*."""
+    """Register the mirror's copy source and summary sink with *spark*."""
+    from seaway.mirror.copy_source import MirrorCopyDataSource
     from seaway.mirror.sink import MirrorSinkDataSource
 
+    spark.dataSource.register(MirrorCopyDataSource)
     spark.dataSource.register(MirrorSinkDataSource)
 
 

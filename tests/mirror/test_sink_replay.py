@@ -1,106 +1,167 @@
-"""The exactly-once mirror sink, without Spark: a task attempt repeated after its
+"""The exactly-once copy of one offset range, without Spark: an attempt repeated after its
 transaction committed (what a Spark task retry does) writes nothing twice, and an attempt
 that fails mid-way leaves nothing visible."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
-import pyarrow as pa
 import pytest
-from confluent_kafka import Consumer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewTopic,
+)
 
-from seaway.mirror.sink import MirrorSinkSpec, copy_in_transaction
-from seaway.spark.kafka.schema import arrow_schema
+from seaway.mirror.copier import MirrorCopySpec, copy_range
+from seaway.mirror.formats import OffsetSync
+from seaway.mirror.lag import stored_offsets
+from seaway.spark.kafka.options import SourceOptions, parse_source_options
+from seaway.spark.kafka.planner import OffsetRange
 from tests.broker.clients import quiet
 
-
-def _batch(topic: str, partition: int, offsets: range) -> pa.RecordBatch:
-    n = len(offsets)
-    return pa.RecordBatch.from_pydict(
-        {
-            "key": [f"k{o}".encode() for o in offsets],
-            "value": [f"v{o}".encode() for o in offsets],
-            "topic": [topic] * n,
-            "partition": [partition] * n,
-            "offset": list(offsets),
-            "timestamp": [1_700_000_000_000_000 + o for o in offsets],
-            "timestampType": [0] * n,
-            "headers": [[{"key": "h", "value": b"x"}]] * n,
-        },
-        schema=arrow_schema(True),
-    )
+RECORDS = 150
+BIG = 120  # the record the remote topic first refuses (over its max.message.bytes)
 
 
-def _committed_values(bootstrap: str, topic: str) -> list[bytes]:
+def _messages(bootstrap: str, topic: str, committed: bool = True) -> list[Any]:
+    """Every record of partition 0 a read_committed (or read_uncommitted) consumer sees."""
     consumer = Consumer(
         quiet(
             {
                 "bootstrap.servers": bootstrap,
                 "group.id": f"read-{uuid.uuid4().hex[:6]}",
-                "isolation.level": "read_committed",
+                "isolation.level": "read_committed" if committed else "read_uncommitted",
                 "enable.partition.eof": True,
             }
         )
     )
     consumer.assign([TopicPartition(topic, 0, 0)])
-    values: list[bytes] = []
+    out: list[Any] = []
+    deadline = time.monotonic() + 30
     try:
-        while True:
-            messages = consumer.consume(500, 5.0)
-            if not messages:
-                break
-            values += [m.value() for m in messages if m.error() is None]
+        while time.monotonic() < deadline:  # until the end of the partition (or its LSO)
+            messages = consumer.consume(500, 0.2)
+            out += [m for m in messages if m.error() is None]
             if any(m.error() is not None and m.error().code() == -191 for m in messages):
-                break
+                return out
+        raise AssertionError(f"{topic}: no end of partition within 30 s")
     finally:
         consumer.close()
-    return values
+
+
+def _records(bootstrap: str, topic: str, committed: bool = True) -> dict[int, bytes]:
+    """Offset -> value of every record."""
+    return {m.offset(): m.value() for m in _messages(bootstrap, topic, committed)}
+
+
+def _values(bootstrap: str, topic: str, committed: bool = True) -> list[bytes]:
+    return list(_records(bootstrap, topic, committed).values())
+
+
+def _value(offset: int) -> bytes:
+    return b"x" * 3000 if offset == BIG else f"v{offset}".encode()
 
 
 @pytest.fixture
-def spec(cluster_b: Any) -> MirrorSinkSpec:
+def flow(cluster_a: Any, cluster_b: Any) -> tuple[MirrorCopySpec, SourceOptions]:
+    """A source topic of RECORDS records on A, its remote topic (max.message.bytes 2000) on
+    B, and the spec and source options of an exactly-once copy between them."""
     tag = uuid.uuid4().hex[:6]
-    admin = AdminClient({"bootstrap.servers": cluster_b.bootstrap_servers})
-    for name, config in ((f"R.src-{tag}", {}), (f"mm2-offsets.R{tag}.internal",
-                                                 {"cleanup.policy": "compact"})):  # fmt: skip
-        admin.create_topics([NewTopic(name, 1, 1, config=config)])[name].result(30)
-    return MirrorSinkSpec(
-        source_alias=f"R{tag}",
-        remote_topics={f"src-{tag}": f"R.src-{tag}"},
-        target_producer={"bootstrap.servers": cluster_b.bootstrap_servers},
-        offsets_topic=f"mm2-offsets.R{tag}.internal",
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    source, remote, alias = f"src-{tag}", f"R{tag}.src-{tag}", f"R{tag}"
+    source_admin = AdminClient(quiet({"bootstrap.servers": a}))
+    source_admin.create_topics([NewTopic(source, 1, 1)])[source].result(30)
+    admin = AdminClient(quiet({"bootstrap.servers": b}))
+    for name, partitions, config in (
+        (remote, 1, {"max.message.bytes": "2000"}),
+        (f"mm2-offsets.{alias}.internal", 25, {"cleanup.policy": "compact"}),
+        (f"syncs-{tag}", 1, {"cleanup.policy": "compact"}),
+    ):
+        admin.create_topics([NewTopic(name, partitions, 1, config=config)])[name].result(30)
+    producer = Producer(quiet({"bootstrap.servers": a}))
+    for offset in range(RECORDS):
+        producer.produce(source, _value(offset), f"k{offset}".encode(), 0,
+                         timestamp=1_700_000_000_000 + offset, headers=[("h", b"x")])  # fmt: skip
+    assert producer.flush(30) == 0
+    target = {"bootstrap.servers": b, "linger.ms": "0", "batch.size": "1000"}
+    spec = MirrorCopySpec(
+        source_alias=alias,
+        remote_topics={source: remote},
+        target_producer=target,
+        offsets_topic=f"mm2-offsets.{alias}.internal",
+        offset_syncs_topic=f"syncs-{tag}",
+        offset_syncs_producer={"bootstrap.servers": b},
         exactly_once=True,
         target_alias="B",
     )
+    options = parse_source_options(
+        {"kafka.bootstrap.servers": a, "subscribe": source, "kafka.isolation.level":
+         "read_committed"}, streaming=True
+    )  # fmt: skip
+    return spec, options
 
 
-def test_a_repeated_attempt_writes_nothing_twice(spec: MirrorSinkSpec, cluster_b: Any) -> None:
-    source = next(iter(spec.remote_topics))
-    remote = spec.remote_topics[source]
-    first = copy_in_transaction(spec, iter([_batch(source, 0, range(0, 100))]))
-    assert first.records == 100 and first.copied == [(source, 0, 99)]
-    again = copy_in_transaction(spec, iter([_batch(source, 0, range(0, 100))]))
-    assert again.records == 0  # every row below the committed marker: skipped
-    overlap = copy_in_transaction(spec, iter([_batch(source, 0, range(50, 150))]))
-    assert overlap.records == 50 and overlap.copied == [(source, 0, 149)]
-    values = _committed_values(cluster_b.bootstrap_servers, remote)
-    assert values == [f"v{o}".encode() for o in range(150)]
+def _allow_big_records(bootstrap: str, topic: str) -> None:
+    admin = AdminClient(quiet({"bootstrap.servers": bootstrap}))
+    change = ConfigResource(
+        ConfigResource.Type.TOPIC,
+        topic,
+        incremental_configs=[
+            ConfigEntry("max.message.bytes", "10000", incremental_operation=AlterConfigOpType.SET)
+        ],
+    )
+    admin.incremental_alter_configs([change])[change].result(10)
 
 
-def test_a_failed_attempt_leaves_nothing_visible(spec: MirrorSinkSpec, cluster_b: Any) -> None:
-    source = next(iter(spec.remote_topics))
-    remote = spec.remote_topics[source]
-    copy_in_transaction(spec, iter([_batch(source, 0, range(0, 10))]))
+def test_a_repeated_attempt_writes_nothing_twice(
+    flow: tuple[MirrorCopySpec, SourceOptions], cluster_b: Any
+) -> None:
+    spec, options = flow
+    source, remote = next(iter(spec.remote_topics.items()))
+    b = cluster_b.bootstrap_servers
+    _allow_big_records(b, remote)
+    first = copy_range(spec, options, OffsetRange(source, 0, 0, 100))
+    assert (first.records, first.copied, first.skipped) == (100, [(source, 0, 99)], 0)
+    again = copy_range(spec, options, OffsetRange(source, 0, 0, 100))
+    assert (again.records, again.copied, again.skipped) == (0, [], 100)  # all committed
+    overlap = copy_range(spec, options, OffsetRange(source, 0, 50, 150))
+    assert (overlap.records, overlap.copied, overlap.skipped) == (50, [(source, 0, 149)], 50)
+    assert _values(b, remote) == [_value(o) for o in range(RECORDS)]
+    # The MM2 offset went with each transaction; the offset syncs followed each commit.
+    assert stored_offsets(b, spec.source_alias, topic=spec.offsets_topic) == {(source, 0): 149}
+    assert spec.offset_syncs_topic is not None
+    syncs = [
+        OffsetSync.from_record(m.key(), m.value())
+        for m in _messages(b, spec.offset_syncs_topic, committed=False)
+    ]
+    # Each sync points at the copy of its record (commit markers shift the offsets).
+    copy = _records(b, remote)
+    assert syncs and all(copy[s.downstream_offset] == _value(s.upstream_offset) for s in syncs)
+    assert syncs[-1].upstream_offset == 149  # the delayed sync promoted at the end
 
-    def failing() -> Any:
-        yield _batch(source, 0, range(10, 20))
-        raise RuntimeError("the executor died mid-task")
 
-    with pytest.raises(RuntimeError, match="mid-task"):
-        copy_in_transaction(spec, failing())
-    copy_in_transaction(spec, iter([_batch(source, 0, range(10, 30))]))  # the retry
-    values = _committed_values(cluster_b.bootstrap_servers, remote)
-    assert values == [f"v{o}".encode() for o in range(30)]
+def test_a_failed_attempt_leaves_nothing_visible(
+    flow: tuple[MirrorCopySpec, SourceOptions], cluster_b: Any
+) -> None:
+    """The failure is real: record BIG is over the remote topic's max.message.bytes, so its
+    delivery fails after records before it were written; the transaction is aborted.
+    Raising the limit, the retry of the same range writes everything once."""
+    spec, options = flow
+    source, remote = next(iter(spec.remote_topics.items()))
+    b = cluster_b.bootstrap_servers
+    copy_range(spec, options, OffsetRange(source, 0, 0, 10))
+    with pytest.raises(RuntimeError, match=rf"Mirroring {source}\[0\] failed"):
+        copy_range(spec, options, OffsetRange(source, 0, 10, RECORDS))
+    written = _values(b, remote, committed=False)
+    assert len(written) >= 60, "the failed attempt should have written (uncommitted) records"
+    assert _values(b, remote) == [_value(o) for o in range(10)]
+    _allow_big_records(b, remote)
+    retry = copy_range(spec, options, OffsetRange(source, 0, 10, RECORDS))
+    assert (retry.records, retry.copied) == (RECORDS - 10, [(source, 0, RECORDS - 1)])
+    assert _values(b, remote) == [_value(o) for o in range(RECORDS)]

@@ -24,7 +24,7 @@ from seaway.spark.kafka.schema import HEADER_TYPE, arrow_schema
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DataLossError", "read_range"]
+__all__ = ["DataLossError", "MessageBatch", "message_batches", "read_range"]
 
 BATCH_ROWS = 10_000
 BATCH_BYTES = 16 << 20
@@ -80,19 +80,6 @@ class _Columns:
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def add(self, message: Any) -> None:
-        value = message.value()
-        self.keys.append(message.key())
-        self.values.append(value)
-        self.offsets.append(message.offset())
-        kind, ts = message.timestamp()
-        self.timestamps.append(ts * 1000 if kind else None)
-        self.types.append(kind - 1)  # librdkafka: 0 none, 1 create, 2 append -> Java ids
-        if self.include_headers:
-            headers = message.headers()
-            self.headers.append([{"key": k, "value": v} for k, v in headers] if headers else None)
-        self.bytes += len(value) if value else 0
-
     def extend(self, messages: list[Any], offsets: list[int]) -> None:
         """Add a run of error-free messages at once (one C-level pass per field)."""
         values = [m.value() for m in messages]
@@ -100,6 +87,7 @@ class _Columns:
         self.values.extend(values)
         self.offsets.extend(offsets)
         stamps = [m.timestamp() for m in messages]
+        # librdkafka: type 0 none, 1 create, 2 append -> Java ids -1, 0, 1
         self.timestamps.extend([ts * 1000 if kind else None for kind, ts in stamps])
         self.types.extend([kind - 1 for kind, _ in stamps])
         if self.include_headers:
@@ -131,15 +119,43 @@ class _Columns:
 
 def read_range(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatch]:
     """Yield the records of ``r`` as Arrow batches of at most BATCH_ROWS rows."""
+    columns = _Columns(r.topic, r.partition, options.include_headers)
+    for messages, offsets in message_batches(options, r):
+        if len(columns) and len(columns) + len(offsets) > BATCH_ROWS:
+            yield columns.flush()
+        columns.extend(messages, offsets)
+        if len(columns) >= BATCH_ROWS or columns.bytes >= BATCH_BYTES:
+            yield columns.flush()
+    if len(columns):
+        yield columns.flush()
+
+
+MessageBatch = tuple[list[Any], list[int]]
+"""Error-free ``confluent_kafka.Message``\\ s of one partition, in offset order, and their
+offsets."""
+
+
+def message_batches(
+    options: SourceOptions, r: OffsetRange, max_messages: int = BATCH_ROWS
+) -> Iterator[MessageBatch]:
+    """Yield the records of ``r`` as they come from librdkafka, at most *max_messages* at a
+    time, never one outside ``[r.start, r.end)``.
+
+    Consumer events are handled on the way: end of log, offsets gone (``failOnDataLoss``
+    decides between :class:`DataLossError` and skipping ahead) and no progress for
+    ``kafkaConsumer.pollTimeoutMs`` (:class:`TimeoutError`). The pooled consumer is
+    assigned to the partition for the iteration only.
+    """
     consumer = _consumer(options)
     consumer.assign([TopicPartition(r.topic, r.partition, r.start)])
-    columns = _Columns(r.topic, r.partition, options.include_headers)
     position = r.start
     timeout_s = options.poll_timeout_ms / 1000
     last_progress = time.monotonic()
     try:
         while position < r.end:
-            messages = consumer.consume(num_messages=min(BATCH_ROWS, r.end - position), timeout=0.5)
+            messages = consumer.consume(
+                num_messages=min(max_messages, r.end - position), timeout=0.5
+            )
             if not messages:
                 if time.monotonic() - last_progress > timeout_s:
                     raise TimeoutError(
@@ -151,20 +167,16 @@ def read_range(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatc
             last_progress = time.monotonic()
             if not any([m.error() for m in messages]):  # the common case: only records
                 offsets = [m.offset() for m in messages]
-                past_end = offsets[-1] >= r.end
-                if past_end:
+                if offsets[-1] >= r.end:
                     keep = bisect.bisect_left(offsets, r.end)
                     messages, offsets = messages[:keep], offsets[:keep]
-                if len(columns) and len(columns) + len(offsets) > BATCH_ROWS:
-                    yield columns.flush()
-                if offsets:
-                    columns.extend(messages, offsets)
-                    position = offsets[-1] + 1
-                if past_end:
                     position = r.end
-                if len(columns) >= BATCH_ROWS or columns.bytes >= BATCH_BYTES:
-                    yield columns.flush()
+                else:
+                    position = offsets[-1] + 1
+                if offsets:
+                    yield messages, offsets
                 continue
+            run: list[Any] = []
             for message in messages:
                 error = message.error()
                 if error is not None:
@@ -176,12 +188,10 @@ def read_range(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatc
                 if offset >= r.end:
                     position = r.end
                     break
-                columns.add(message)
+                run.append(message)
                 position = offset + 1
-                if len(columns) >= BATCH_ROWS or columns.bytes >= BATCH_BYTES:
-                    yield columns.flush()
-        if len(columns):
-            yield columns.flush()
+            if run:
+                yield run, [m.offset() for m in run]
     finally:
         consumer.unassign()
 

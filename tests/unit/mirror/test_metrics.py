@@ -18,6 +18,7 @@ from seaway.mirror.metrics import (
     REPLICATION_LAG,
     MirrorMetrics,
     PartitionStats,
+    RunningStats,
     StatsCollector,
     batch_stats,
     latency_from_ack,
@@ -197,6 +198,27 @@ def test_collector_applies_each_batch_its_own_read_time() -> None:
     assert (s.records, s.bytes, s.age_min_ms, s.age_max_ms) == (2, 3, 100, 500)
     # both records were acked at NOW + 1000 and written at NOW - 100
     assert (s.latency_min_ms, s.latency_max_ms, s.latency_count) == (1100, 1100, 2)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_running_stats_equal_the_collectors(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    collector, running = StatsCollector({"orders": "A.orders"}), RunningStats()
+    at = NOW
+    for _ in range(rng.randrange(1, 8)):
+        rows = []
+        for _ in range(rng.randrange(0, 30)):
+            stamp = None if rng.random() < 0.2 else NOW - rng.randrange(0, 5000)
+            value = None if rng.random() < 0.1 else b"v" * rng.randrange(0, 20)
+            rows.append(("orders", 2, stamp, value))
+        collector.add(kafka_batch(rows), at_ms=at)
+        stamps = [r[2] for r in rows if r[2] is not None]
+        running.add(len(rows), sum(len(r[3] or b"") for r in rows), stamps, at)
+        at += rng.randrange(0, 300)
+    expected = collector.acked(ack_ms=at + 7).get(("A.orders", 2), PartitionStats())
+    assert running.acked(at + 7) == expected
 
 
 # --- the registry -----------------------------------------------------------------------------

@@ -159,6 +159,62 @@ def test_writer_defaults_and_plain_tuple_partitions() -> None:
     assert writer.take_pending_offset_syncs() == [OffsetSync("t", 3, 0, 0)]
 
 
+def _acked_runs(rng: random.Random) -> list[tuple[TopicPartition, list[int], list[int]]]:
+    """Random acknowledged runs over two partitions: contiguous stretches, upstream gaps
+    (compaction, markers, restarts), downstream jumps and truncations."""
+    runs = []
+    position = {TopicPartition("t", 0): [0, 0], TopicPartition("t", 1): [50, 7]}
+    for _ in range(40):
+        tp = rng.choice(list(position))
+        up_down = position[tp]
+        ups, downs = [], []
+        clean = rng.random() < 0.3  # a long run without gaps (the rule's fast path)
+        for _ in range(rng.randrange(100, 400) if clean else rng.randrange(0, 60)):
+            roll = 1.0 if clean else rng.random()
+            if roll < 0.05:
+                up_down[0] += rng.randrange(2, 30)  # upstream gap
+            elif roll < 0.08:
+                up_down[1] += rng.randrange(2, 300)  # others wrote to the remote partition
+            elif roll < 0.09:
+                up_down[1] = max(0, up_down[1] - rng.randrange(1, 50))  # truncated remote
+            ups.append(up_down[0])
+            downs.append(up_down[1])
+            up_down[0] += 1
+            up_down[1] += 1
+        runs.append((tp, ups, downs))
+    return runs
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("lag", [0, 1, 7, 100])
+def test_queue_offset_syncs_run_equals_the_per_record_rule(seed: int, lag: int) -> None:
+    rng = random.Random(seed)
+    per_record, by_run = OffsetSyncWriter(lag), OffsetSyncWriter(lag)
+    sent_per_record: list[OffsetSync] = []
+    sent_by_run: list[OffsetSync] = []
+    for tp, ups, downs in _acked_runs(rng):
+        for up, down in zip(ups, downs, strict=True):
+            if per_record.maybe_queue_offset_syncs(tp, up, down):
+                sent_per_record += per_record.take_pending_offset_syncs()
+        sent_by_run += by_run.queue_offset_syncs_run(tp, ups, downs)
+        assert sent_by_run == sent_per_record
+        assert by_run.delayed_offset_syncs == per_record.delayed_offset_syncs
+        assert by_run.pending_offset_syncs == per_record.pending_offset_syncs
+        assert by_run.partition_states == per_record.partition_states
+        if rng.random() < 0.2:  # an offset commit now and then
+            for writer, sent in ((per_record, sent_per_record), (by_run, sent_by_run)):
+                writer.promote_delayed_offset_syncs()
+                sent += writer.take_pending_offset_syncs()
+    assert any(s.upstream_offset != s.downstream_offset for s in sent_by_run)
+
+
+def test_queue_offset_syncs_run_needs_both_offsets_of_every_record() -> None:
+    writer = OffsetSyncWriter()
+    assert writer.queue_offset_syncs_run(TopicPartition("t", 0), [], []) == []
+    with pytest.raises(ValueError, match="2 upstream offsets but 1 downstream"):
+        writer.queue_offset_syncs_run(TopicPartition("t", 0), [1, 2], [5])
+
+
 # --- OffsetSyncStoreTest ---
 
 
