@@ -131,12 +131,15 @@ def test_one_way_flow_copies_every_record_and_resumes(
     # Offset syncs on the source cluster, in MM2's format: upstream == downstream here.
     syncs_topic = "mm2-offset-syncs.B.internal"
     consumer = Consumer(quiet({"bootstrap.servers": a, "group.id": "syncs"}))
+    end = consumer.get_watermark_offsets(TopicPartition(syncs_topic, 0), 10)[1]
     consumer.assign([TopicPartition(syncs_topic, 0, 0)])
-    syncs = [
-        OffsetSync.from_record(m.key(), m.value())
-        for m in consumer.consume(1000, 5.0)
-        if m.error() is None
-    ]
+    syncs: list[OffsetSync] = []
+    read = 0  # the whole topic: every flow to an alias "B" in the test run writes here
+    while read < end:
+        messages = consumer.consume(1000, 5.0)
+        assert messages, f"read {read} of {end} offset syncs"
+        read = messages[-1].offset() + 1
+        syncs += [OffsetSync.from_record(m.key(), m.value()) for m in messages if m.error() is None]
     consumer.close()
     mine = [s for s in syncs if s.topic == topic]
     assert {s.partition for s in mine} == {0, 1, 2}
