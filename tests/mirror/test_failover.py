@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 import uuid
 from typing import Any
 
@@ -14,6 +15,9 @@ from seaway.cli.main import main
 from seaway.mirror.failover import FailoverError, fail_over_group, reset_group_to_datetime
 from seaway.mirror.formats import Checkpoint
 from tests.broker.clients import quiet
+
+# Recent record timestamps: the broker's 7-day retention would delete older ones.
+BASE_MS = (int(time.time()) - 3600) * 1000
 
 
 def _committed(bootstrap: str, group: str, topic: str, partitions: int) -> list[int]:
@@ -34,7 +38,7 @@ def _setup(bootstrap: str) -> tuple[str, str, str]:
     producer = Producer({"bootstrap.servers": bootstrap})
     for p in range(2):
         for i in range(50):
-            producer.produce(remote, value=b"x", partition=p, timestamp=1_700_000_000_000 + i)
+            producer.produce(remote, value=b"x", partition=p, timestamp=BASE_MS + i)
     group = f"app-{uuid.uuid4().hex[:6]}"
     for checkpoint in (
         Checkpoint(group, remote, 0, 100, 10, ""),
@@ -85,7 +89,7 @@ def test_fail_over_refuses_an_active_group(broker: Any) -> None:
 def test_reset_to_datetime(broker: Any) -> None:
     bootstrap = broker.bootstrap_servers
     _, remote, group = _setup(bootstrap)
-    when = dt.datetime.fromtimestamp((1_700_000_000_000 + 20) / 1000, dt.UTC)
+    when = dt.datetime.fromtimestamp((BASE_MS + 20) / 1000, dt.UTC)
     assert reset_group_to_datetime(bootstrap, group, [remote], when, execute=True) == {
         (remote, 0): 20,
         (remote, 1): 20,

@@ -28,6 +28,9 @@ from tests.broker.clients import quiet
 RECORDS = 150
 BIG = 120  # the record the remote topic first refuses (over its max.message.bytes)
 
+# Recent record timestamps: the broker's 7-day retention would delete older ones.
+BASE_MS = (int(time.time()) - 3600) * 1000
+
 
 def _messages(bootstrap: str, topic: str, committed: bool = True) -> list[Any]:
     """Every record of partition 0 a read_committed (or read_uncommitted) consumer sees."""
@@ -87,7 +90,7 @@ def flow(cluster_a: Any, cluster_b: Any) -> tuple[MirrorCopySpec, SourceOptions]
     producer = Producer(quiet({"bootstrap.servers": a}))
     for offset in range(RECORDS):
         producer.produce(source, _value(offset), f"k{offset}".encode(), 0,
-                         timestamp=1_700_000_000_000 + offset, headers=[("h", b"x")])  # fmt: skip
+                         timestamp=BASE_MS + offset, headers=[("h", b"x")])  # fmt: skip
     assert producer.flush(30) == 0
     target = {"bootstrap.servers": b, "linger.ms": "0", "batch.size": "1000"}
     spec = MirrorCopySpec(

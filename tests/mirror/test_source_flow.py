@@ -43,13 +43,16 @@ def _records(bootstrap: str, topic: str, partitions: int) -> dict[int, list[tupl
 
 def _produce(bootstrap: str, topic: str, count: int, start: int = 0) -> None:
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+    # Recent timestamps: older than retention.ms (7 days) and the broker's retention check
+    # may delete them from A or B while a test compares the two.
+    base = int(time.time() * 1000) - 3_600_000
     for i in range(start, start + count):
         producer.produce(
             topic,
             key=f"k{i % 50}".encode(),
             value=f"value {i}".encode(),
             headers=[("h", f"{i}".encode()), ("empty", b"")],
-            timestamp=1_700_000_000_000 + i,
+            timestamp=base + i,
         )
     assert producer.flush(30) == 0
 

@@ -93,9 +93,10 @@ class PeriodicFlowHandle(FlowHandle):
                 return
             start()
         except Exception:
-            self._failure = traceback.format_exc()
-            log.error("%s could not start:\n%s", self.name, self._failure)
+            failure = traceback.format_exc()
+            log.error("%s could not start:\n%s", self.name, failure)
             self._close(close)
+            self._failure = failure  # last: whoever sees the failure sees it closed
             return
         self._started.set()
         while not self._stopping.is_set():
