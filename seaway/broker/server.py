@@ -17,8 +17,8 @@ from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
 
 from seaway.broker.handlers import handler_for
 from seaway.broker.handlers.registry import RequestContext
-from seaway.broker.protocol.errors import ErrorCode, UnsupportedVersion
-from seaway.broker.protocol.framing import Buffer, decode_request, encode_response, peek_header
+from seaway.protocol.errors import ErrorCode, UnsupportedVersion
+from seaway.protocol.framing import Buffer, decode_request, encode_response, peek_header
 
 if TYPE_CHECKING:
     from seaway.broker.broker import Broker

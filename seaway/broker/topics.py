@@ -23,8 +23,8 @@ from seaway.broker.log.config import (
 )
 from seaway.broker.log.partition import PartitionLog
 from seaway.broker.metadata import MetadataStore, TopicRecord
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
 from seaway.config import ConfigException
+from seaway.protocol.errors import ErrorCode, KafkaError
 
 log = logging.getLogger(__name__)
 

@@ -73,6 +73,7 @@ class MirrorCopySpec:
     exactly_once: bool = False
     target_alias: str = ""
     metrics_url: str | None = None  # the driver's MetricsServer.report_url; None: no metrics
+    copy_batches: bool = True  # False: the record path (clusters the batch client cannot reach)
 
     @property
     def transactional_id_prefix(self) -> str:
@@ -287,7 +288,7 @@ def _copy_batches(
     batches: Iterator[MessageBatch],
     acks: _Acks,
     stats: RunningStats | None,
-    syncs: _Syncs,
+    syncs: SyncSender,
 ) -> int:
     """Produce every message of *batches* unchanged to *remote*/*partition*; the count."""
     produce, poll, upstream = producer.produce, producer.poll, acks.upstream
@@ -324,7 +325,7 @@ def _check_errors(acks: _Acks, remaining: int = 0) -> None:
         )
 
 
-def _finish(producer: Any, acks: _Acks, syncs: _Syncs) -> None:
+def _finish(producer: Any, acks: _Acks, syncs: SyncSender) -> None:
     """Wait for every report; fail on the first delivery error (the records after a failed
     one may never be sent: the idempotent producer holds them back)."""
     deadline = time.monotonic() + _TIMEOUT_S
@@ -340,7 +341,7 @@ def _finish(producer: Any, acks: _Acks, syncs: _Syncs) -> None:
         )
 
 
-class _Syncs:
+class SyncSender:
     """Where a range's offset syncs go: sent as they come (at least once, as MM2 sends
     each sync once its record is acknowledged), or held until the range's transaction has
     committed (exactly once: a sync must never point at an aborted copy)."""
@@ -391,7 +392,7 @@ def copy_range(spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange) -> 
     producer = _target_producer(spec)
     stats = RunningStats() if spec.metrics_url else None
     acks = _Acks(r.topic, r.partition)
-    syncs = _Syncs(spec, hold=False)
+    syncs = SyncSender(spec, hold=False)
     try:
         batches = message_batches(options, r)
         count = _copy_batches(producer, remote, r.partition, batches, acks, stats, syncs)
@@ -490,7 +491,7 @@ def _copy_in_transaction(
     producer = _transactional_producer(spec, transactional_id)
     stats = RunningStats() if spec.metrics_url else None
     acks = _Acks(r.topic, r.partition)
-    syncs = _Syncs(spec, hold=True)
+    syncs = SyncSender(spec, hold=True)
     count, began = 0, False
     try:
         start = max(r.start, next_to_copy(spec, remote, r.partition))
@@ -538,6 +539,7 @@ __all__ = [
     "SUMMARY_FIELDS",
     "MirrorCopySpec",
     "RangeSummary",
+    "SyncSender",
     "copy_range",
     "next_to_copy",
 ]

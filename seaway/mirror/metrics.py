@@ -350,10 +350,32 @@ class RunningStats:
         *timestamps_ms* holds the timestamps (epoch ms) of those that have one, in order."""
         self.records += records
         self.bytes += value_bytes
-        n = len(timestamps_ms)
-        if not n:
+        if timestamps_ms:
+            self._fold(
+                len(timestamps_ms),
+                min(timestamps_ms),
+                max(timestamps_ms),
+                sum(timestamps_ms),
+                timestamps_ms[-1],
+                at_ms,
+            )
+
+    def add_batch(
+        self, records: int, size: int, first_ms: int, max_ms: int, at_ms: int
+    ) -> None:
+        """A record batch read whole at *at_ms*: its records taken as spread evenly between
+        its first and max timestamps (the batch header's; its records are never decoded),
+        *size* its bytes on the wire."""
+        if records < 1 or first_ms < 0:
+            self.add(records, size, [], at_ms)
             return
-        low, high, total = min(timestamps_ms), max(timestamps_ms), sum(timestamps_ms)
+        low, high = min(first_ms, max_ms), max(first_ms, max_ms)
+        self.records += records
+        self.bytes += size
+        self._fold(records, low, high, records * (low + high) // 2, max_ms, at_ms)
+
+    def _fold(self, n: int, low: int, high: int, total: int, last: int, at_ms: int) -> None:
+        """Fold *n* timestamps (extremes, sum, last) read at *at_ms* into the figures."""
         if self.timed:
             self.age_min = min(self.age_min, at_ms - high)
             self.age_max = max(self.age_max, at_ms - low)
@@ -363,8 +385,8 @@ class RunningStats:
             self.ts_min, self.ts_max = low, high
         self.age_sum += n * at_ms - total
         self.ts_sum += total
-        self.ts_last = timestamps_ms[-1]
-        self.age_last = at_ms - self.ts_last
+        self.ts_last = last
+        self.age_last = at_ms - last
         self.timed += n
 
     def acked(self, ack_ms: int) -> PartitionStats:

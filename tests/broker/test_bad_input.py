@@ -53,7 +53,7 @@ from kio.schema.produce.v9.request import (
 from kio.serial import entity_reader, entity_writer
 
 from seaway.broker import BrokerThread
-from seaway.broker.protocol.records import ATTR_CONTROL, ATTR_TRANSACTIONAL, control_batch
+from seaway.protocol.records import ATTR_CONTROL, ATTR_TRANSACTIONAL, control_batch
 from tests.broker.clients import consume_all, create_topic, produce, quiet
 
 # Kafka's error codes (org.apache.kafka.common.protocol.Errors).

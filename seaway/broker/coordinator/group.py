@@ -13,7 +13,7 @@ import enum
 import time
 from dataclasses import dataclass, field
 
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.errors import ErrorCode, KafkaError
 
 __all__ = ["Group", "GroupState", "JoinResult", "Member"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from seaway.broker.coordinator.group import Group, GroupState, JoinResult, Member
 from seaway.broker.metadata import CommittedOffset, MetadataStore
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.errors import ErrorCode, KafkaError
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.errors import ErrorCode, KafkaError
 
 if TYPE_CHECKING:
     from seaway.broker.coordinator.group_coordinator import GroupCoordinator

@@ -7,8 +7,8 @@ from typing import Any
 
 from seaway.broker.handlers.describe_configs import RESOURCE_BROKER, RESOURCE_TOPIC
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
-from seaway.broker.protocol.framing import make, nested
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.framing import make, nested
 
 Overrides = dict[str, str]
 

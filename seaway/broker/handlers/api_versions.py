@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handlers, handles
-from seaway.broker.protocol.errors import ErrorCode
-from seaway.broker.protocol.framing import make, nested
+from seaway.protocol.errors import ErrorCode
+from seaway.protocol.framing import make, nested
 
 
 def api_keys(response_class: type) -> tuple[Any, ...]:

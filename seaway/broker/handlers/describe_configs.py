@@ -12,10 +12,10 @@ from typing import Any
 from seaway.broker.config import BROKER_CONFIG_DEF
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.config import TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
-from seaway.broker.protocol.framing import make, nested
 from seaway.config import ConfigDef, Type
 from seaway.config.types import convert_to_string
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.framing import make, nested
 
 RESOURCE_TOPIC = 2
 RESOURCE_BROKER = 4

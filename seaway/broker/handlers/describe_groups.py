@@ -6,8 +6,8 @@ from typing import Any
 
 from seaway.broker.coordinator.group import GroupState
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
-from seaway.broker.protocol.errors import ErrorCode
-from seaway.broker.protocol.framing import make, nested
+from seaway.protocol.errors import ErrorCode
+from seaway.protocol.framing import make, nested
 
 
 @handles(15, max_version=5)

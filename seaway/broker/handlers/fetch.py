@@ -13,8 +13,8 @@ import contextlib
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
-from seaway.broker.protocol.framing import make, nested
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.framing import make, nested
 
 # index, error, high watermark, last stable offset, log start, aborted (pid, first), records
 _Part = tuple[int, ErrorCode, int, int, int, list[tuple[int, int]] | None, bytes]

@@ -7,9 +7,9 @@ from typing import Any
 from seaway.broker.handlers.alter_configs import Overrides, alter_resources
 from seaway.broker.handlers.registry import RequestContext, handles
 from seaway.broker.log.config import TOPIC_CONFIG_DEF
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
 from seaway.config import Type
 from seaway.config.types import convert_to_string
+from seaway.protocol.errors import ErrorCode, KafkaError
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 

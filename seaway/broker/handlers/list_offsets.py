@@ -6,8 +6,8 @@ from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.partition import PartitionLog
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
-from seaway.broker.protocol.framing import make, nested
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.framing import make, nested
 
 EARLIEST = -2
 LATEST = -1

@@ -10,8 +10,8 @@ from kio.serial import entity_reader
 
 from seaway.broker.coordinator.group import Group
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
-from seaway.broker.protocol.errors import ErrorCode
-from seaway.broker.protocol.framing import make, nested
+from seaway.protocol.errors import ErrorCode
+from seaway.protocol.framing import make, nested
 
 _read_subscription = entity_reader(ConsumerProtocolSubscription)
 

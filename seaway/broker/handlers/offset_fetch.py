@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
-from seaway.broker.protocol.errors import ErrorCode
-from seaway.broker.protocol.framing import make, nested
+from seaway.protocol.errors import ErrorCode
+from seaway.protocol.framing import make, nested
 
 
 @handles(9, max_version=7)

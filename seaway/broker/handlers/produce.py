@@ -15,9 +15,9 @@ from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.partition import PartitionLog
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
-from seaway.broker.protocol.framing import make, nested
-from seaway.broker.protocol.records import (
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.framing import make, nested
+from seaway.protocol.records import (
     InvalidBatch,
     iter_batches,
     record_keys_present,

@@ -17,7 +17,7 @@ from kio.index import load_response_schema
 
 if TYPE_CHECKING:
     from seaway.broker.broker import Broker
-    from seaway.broker.protocol.framing import RequestFrame
+    from seaway.protocol.framing import RequestFrame
 
 __all__ = ["ZERO", "ApiHandler", "RequestContext", "handler_for", "handlers", "handles"]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from seaway.broker.handlers.offset_commit import commit_response, requested_offsets
 from seaway.broker.handlers.registry import RequestContext, handles
-from seaway.broker.protocol.errors import KafkaError
+from seaway.protocol.errors import KafkaError
 
 
 @handles(28, max_version=3)

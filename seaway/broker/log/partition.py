@@ -19,9 +19,9 @@ from seaway.broker.log.config import LogConfig
 from seaway.broker.log.producer_state import ProducerStateManager
 from seaway.broker.log.segment import Segment
 from seaway.broker.log.txn_index import AbortedTxn, AbortedTxnIndex
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
-from seaway.broker.protocol.framing import Buffer
-from seaway.broker.protocol.records import (
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.framing import Buffer
+from seaway.protocol.records import (
     CONTROL_ABORT,
     BatchHeader,
     control_batch,

@@ -15,8 +15,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
-from seaway.broker.protocol.records import BatchHeader
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.records import BatchHeader
 
 __all__ = ["ProducerEntry", "ProducerStateManager"]
 

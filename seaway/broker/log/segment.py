@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from seaway.broker.log.index import OffsetIndex, TimeIndex
-from seaway.broker.protocol.framing import Buffer
-from seaway.broker.protocol.records import (
+from seaway.protocol.framing import Buffer
+from seaway.protocol.records import (
     BATCH_OVERHEAD,
     BatchHeader,
     InvalidBatch,

@@ -24,7 +24,7 @@ from seaway.spark.kafka.schema import HEADER_TYPE, arrow_schema
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DataLossError", "MessageBatch", "message_batches", "read_range"]
+__all__ = ["DataLossError", "MessageBatch", "data_loss", "message_batches", "read_range"]
 
 BATCH_ROWS = 10_000
 BATCH_BYTES = 16 << 20
@@ -213,7 +213,7 @@ def _on_error(
             # transaction markers or compacted away. Below the range end means truncation.
             if end_of_log >= r.end:
                 return r.end
-            return _data_loss(
+            return data_loss(
                 options,
                 r,
                 position,
@@ -225,7 +225,7 @@ def _on_error(
     if code == KafkaError._AUTO_OFFSET_RESET or code == KafkaError.OFFSET_OUT_OF_RANGE:
         low, high = consumer.get_watermark_offsets(TopicPartition(r.topic, r.partition), timeout=30)
         resume = min(max(low, position), r.end)
-        position = _data_loss(
+        position = data_loss(
             options,
             r,
             position,
@@ -239,7 +239,7 @@ def _on_error(
     raise KafkaException(error)
 
 
-def _data_loss(
+def data_loss(
     options: SourceOptions, r: OffsetRange, position: int, what: str, *, skip_to: int
 ) -> int:
     if options.fail_on_data_loss:

@@ -8,8 +8,8 @@ import pytest
 
 from seaway.broker.log.config import LogConfig
 from seaway.broker.log.partition import PartitionLog
-from seaway.broker.protocol.errors import ErrorCode, KafkaError
-from seaway.broker.protocol.records import iter_batches, validate_batch
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.records import iter_batches, validate_batch
 from tests.unit.broker.batches import make_batch
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from seaway.broker.protocol.records import (
+from seaway.protocol.records import (
     InvalidBatch,
     control_batch,
     iter_batches,

@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 from crc32c import crc32c
 
+from seaway.protocol.varint import VarintError, encode_varint, read_varint
+
 __all__ = [
     "BATCH_OVERHEAD",
     "BatchHeader",
@@ -30,6 +32,7 @@ __all__ = [
     "control_batch",
     "iter_batches",
     "parse_header",
+    "restamp_producer",
     "set_base_offset",
     "validate_batch",
 ]
@@ -180,17 +183,6 @@ def set_base_offset(buf: bytearray | memoryview, pos: int, base_offset: int) -> 
     struct.pack_into(">q", buf, pos, base_offset)
 
 
-def _varint(value: int) -> bytes:
-    """Zigzag varint, as records encode their lengths and deltas."""
-    value = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while value & ~0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def control_batch(
     *,
     base_offset: int,
@@ -209,15 +201,15 @@ def control_batch(
     value = struct.pack(">hi", 0, coordinator_epoch)
     body = (
         b"\x00"  # record attributes
-        + _varint(0)  # timestamp delta
-        + _varint(0)  # offset delta
-        + _varint(len(key))
+        + encode_varint(0)  # timestamp delta
+        + encode_varint(0)  # offset delta
+        + encode_varint(len(key))
         + key
-        + _varint(len(value))
+        + encode_varint(len(value))
         + value
-        + _varint(0)  # header count
+        + encode_varint(0)  # header count
     )
-    record = _varint(len(body)) + body
+    record = encode_varint(len(body)) + body
     tail = (
         struct.pack(
             ">hiqqqhii",
@@ -246,23 +238,37 @@ def set_log_append_time(buf: bytearray, pos: int, timestamp: int) -> None:
     struct.pack_into(">I", buf, pos + 17, crc32c(memoryview(buf)[pos + _CRC_START : end]))
 
 
-def _read_varint(buf: bytes, pos: int) -> tuple[int, int]:
-    shift = result = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return (result >> 1) ^ -(result & 1), pos
-        shift += 7
-        if shift > 63:
-            raise InvalidBatch("varint too long")
-
-
 class _RecordHead(NamedTuple):
     offset_delta: int
     timestamp_delta: int
     key: bytes | None
+
+
+def restamp_producer(
+    buf: bytearray,
+    pos: int,
+    *,
+    producer_id: int,
+    producer_epoch: int,
+    base_sequence: int,
+    transactional: bool,
+) -> BatchHeader:
+    """Make the batch at *pos* one this producer sends: ``baseOffset`` 0, no leader epoch,
+    its producer id, epoch and base sequence, the transactional bit as asked, a new CRC.
+
+    The records (and their compression) are not touched. Returns the header as it was.
+    """
+    header = parse_header(buf, pos)
+    attributes = header.attributes & ~ATTR_TRANSACTIONAL
+    if transactional:
+        attributes |= ATTR_TRANSACTIONAL
+    struct.pack_into(">q", buf, pos, 0)
+    struct.pack_into(">i", buf, pos + 12, -1)  # partitionLeaderEpoch: the broker's to set
+    struct.pack_into(">h", buf, pos + 21, attributes)
+    struct.pack_into(">qhi", buf, pos + 43, producer_id, producer_epoch, base_sequence)
+    end = pos + header.size
+    struct.pack_into(">I", buf, pos + 17, crc32c(memoryview(buf)[pos + _CRC_START : end]))
+    return header
 
 
 def _records(batch: bytes | bytearray | memoryview) -> tuple[BatchHeader, Iterator[_RecordHead]]:
@@ -271,22 +277,25 @@ def _records(batch: bytes | bytearray | memoryview) -> tuple[BatchHeader, Iterat
     Only lookups that need record granularity use this (timestamps, keys of compacted
     topics, control markers); the produce and fetch paths never look at records.
     """
-    from seaway.broker.protocol.compression import decompress
+    from seaway.protocol.compression import decompress
 
     header = parse_header(batch, 0)
     data = decompress(header.compression, bytes(batch[BATCH_OVERHEAD : header.size]))
 
     def walk() -> Iterator[_RecordHead]:
         pos = 0
-        for _ in range(header.records_count):
-            length, pos = _read_varint(data, pos)
-            end = pos + length
-            ts_delta, pos = _read_varint(data, pos + 1)  # after the attributes byte
-            offset_delta, pos = _read_varint(data, pos)
-            key_length, pos = _read_varint(data, pos)
-            key = data[pos : pos + key_length] if key_length >= 0 else None
-            yield _RecordHead(offset_delta, ts_delta, key)
-            pos = end
+        try:
+            for _ in range(header.records_count):
+                length, pos = read_varint(data, pos)
+                end = pos + length
+                ts_delta, pos = read_varint(data, pos + 1)  # after the attributes byte
+                offset_delta, pos = read_varint(data, pos)
+                key_length, pos = read_varint(data, pos)
+                key = data[pos : pos + key_length] if key_length >= 0 else None
+                yield _RecordHead(offset_delta, ts_delta, key)
+                pos = end
+        except VarintError as error:
+            raise InvalidBatch(str(error)) from None
 
     return header, walk()
 

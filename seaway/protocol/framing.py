@@ -1,8 +1,10 @@
-"""Request decoding and response encoding over kio's generated entities.
+"""Frames over kio's generated entities: the broker's side and the client's.
 
 A frame on the wire is ``int32 size`` followed by a request header and a body. The header
 version follows the body's: flexible API versions use header v2 (with tagged fields). The
-functions here are pure: bytes in, entities out, and back.
+functions here are pure: bytes in, entities out, and back. The broker decodes requests and
+encodes responses; Seaway's client (:mod:`seaway.kafka`) encodes requests and decodes
+responses, with the same entities.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from kio.index import KioIndexError, load_request_schema
 from kio.serial import entity_reader, entity_writer
 
-from seaway.broker.protocol.errors import UnsupportedVersion
+from seaway.protocol.errors import UnsupportedVersion
 
 Buffer = bytes | bytearray | memoryview
 """What a frame is built from (``collections.abc.Buffer`` from Python 3.12 on)."""
@@ -27,6 +29,8 @@ __all__ = [
     "Buffer",
     "RequestFrame",
     "decode_request",
+    "decode_response",
+    "encode_request",
     "encode_response",
     "make",
     "nested",
@@ -185,3 +189,40 @@ def _module_of(cls: type) -> ModuleType:
 def nested(cls: type, name: str) -> type:
     """The nested entity class ``name`` defined beside the versioned entity ``cls``."""
     return getattr(_module_of(cls), name)
+
+
+@cache
+def _request_writers(cls: type) -> tuple[Any, Any, Any]:
+    header_cls = cls.__header_schema__
+    return header_cls, entity_writer(header_cls), entity_writer(cls)
+
+
+def encode_request(correlation_id: int, client_id: str | None, request: Any) -> list[Buffer]:
+    """Encode a request entity with its header: the size-prefixed frame as buffers (the
+    record batches it carries are kept by reference, never copied)."""
+    header_cls, write_header, write_body = _request_writers(type(request))
+    out = _ChunkWriter()
+    write_header(
+        out,
+        header_cls(
+            request_api_key=request.__api_key__,
+            request_api_version=request.__version__,
+            correlation_id=correlation_id,
+            client_id=client_id,
+        ),
+    )
+    write_body(out, request)
+    return out.finish()
+
+
+@cache
+def _response_readers(cls: type) -> tuple[Any, Any]:
+    return entity_reader(cls.__header_schema__), entity_reader(cls)
+
+
+def decode_response(cls: type, payload: Buffer) -> tuple[int, Any]:
+    """``(correlation_id, entity)`` of a response frame (the bytes after the size prefix)."""
+    read_header, read_body = _response_readers(cls)
+    header, used = read_header(payload, 0)
+    body, _ = read_body(payload, used)
+    return header.correlation_id, body

@@ -1,0 +1,413 @@
+"""Produce whole record batches: idempotent always, transactional when given an id.
+
+A batch handed to :meth:`BatchProducer.send` goes to its partition's leader as it is —
+records, compression and timestamps untouched — after its header is made this producer's:
+producer id, epoch and base sequence written in, the transactional bit set or cleared, the
+CRC-32C recomputed (:func:`~seaway.protocol.records.restamp_producer`). Kafka takes one
+batch per partition per Produce request, so each batch is one request; up to
+``max_in_flight`` of them (and ``max_in_flight_bytes``) are on the wire per partition.
+
+A retriable failure (leader moved, timeout, connection lost) sends every unacknowledged
+batch of the partition again, in order, with the same sequences, so the broker drops what
+it already has: nothing is lost, nothing doubled. Acknowledged batches, with the offset the
+broker gave their first record, are collected in order per partition
+(:meth:`BatchProducer.take_acked`).
+
+Transactions follow Kafka's protocol: InitProducerId on the transaction coordinator (which
+fences older epochs of the id), AddPartitionsToTxn before a partition's first batch,
+AddOffsetsToTxn + TxnOffsetCommit for consumer offsets, EndTxn.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Final
+
+from kio.schema.types import TopicName
+
+from seaway.kafka.cluster import GROUP, TRANSACTION, KafkaCluster, raise_for
+from seaway.kafka.connection import Connection, KafkaConnectionError, Pending
+from seaway.protocol.errors import ErrorCode, KafkaError
+from seaway.protocol.framing import make, nested
+from seaway.protocol.records import parse_header, restamp_producer
+
+__all__ = ["BatchProducer", "Delivery", "ProduceError"]
+
+log = logging.getLogger(__name__)
+
+_PRODUCE: Final = 0
+_INIT_PRODUCER_ID: Final = 22
+_ADD_PARTITIONS_TO_TXN: Final = 24
+_ADD_OFFSETS_TO_TXN: Final = 25
+_END_TXN: Final = 26
+_TXN_OFFSET_COMMIT: Final = 28
+_ACKED: Final = frozenset({ErrorCode.none, ErrorCode.duplicate_sequence_number})
+
+
+class ProduceError(RuntimeError):
+    """A batch the target refused for good, or could not take in time."""
+
+
+@dataclass(slots=True, eq=False)
+class Delivery:
+    """One batch sent: where to, how many offsets it spans, the caller's tag, and once
+    acknowledged the offset of its first record on the target."""
+
+    topic: str
+    partition: int
+    batch: bytearray
+    offsets: int  # lastOffsetDelta + 1: the offsets (and sequence numbers) it takes
+    tag: Any = None
+    sequence: int = -1
+    base_offset: int = -1
+    sent: tuple[Connection, Pending] | None = None
+    first_sent: float = 0.0
+
+
+@dataclass(slots=True)
+class _Partition:
+    next_sequence: int = 0
+    in_flight: deque[Delivery] = field(default_factory=deque)
+    in_flight_bytes: int = 0
+    in_transaction: bool = False
+
+
+class BatchProducer:
+    """Sends raw batches to one cluster as one idempotent (or transactional) producer."""
+
+    def __init__(
+        self,
+        cluster: KafkaCluster,
+        *,
+        transactional_id: str | None = None,
+        transaction_timeout_ms: int = 60_000,
+        acks: int = -1,
+        max_in_flight: int = 5,
+        max_in_flight_bytes: int = 64 << 20,
+        delivery_timeout_s: float = 120.0,
+    ) -> None:
+        self.cluster = cluster
+        self.transactional_id = transactional_id
+        self.transaction_timeout_ms = transaction_timeout_ms
+        self.acks = acks
+        self.max_in_flight = max_in_flight
+        self.max_in_flight_bytes = max_in_flight_bytes
+        self.delivery_timeout_s = delivery_timeout_s
+        self.producer_id = -1
+        self.producer_epoch = -1
+        self._partitions: dict[tuple[str, int], _Partition] = {}
+        self._acked: deque[Delivery] = deque()
+        self._in_transaction = False
+        self._failed: str | None = None
+
+    def __repr__(self) -> str:
+        kind = (
+            f"transactional id {self.transactional_id}" if self.transactional_id else "idempotent"
+        )
+        return f"BatchProducer({kind}, producer id {self.producer_id}/{self.producer_epoch})"
+
+    # --- producer id ----------------------------------------------------------------------
+
+    def init(self) -> None:
+        """Get a producer id (and, for a transactional id, fence its older epochs)."""
+
+        def call() -> tuple[int, int]:
+            if self.transactional_id:
+                connection = self.cluster.coordinator(self.transactional_id, TRANSACTION)
+            else:
+                connection = self.cluster.any_connection()
+            cls = connection.request_class(_INIT_PRODUCER_ID, 0, 4)
+            response = connection.request(
+                make(
+                    cls,
+                    transactional_id=self.transactional_id,
+                    transaction_timeout=timedelta(milliseconds=self.transaction_timeout_ms),
+                    producer_id=-1,
+                    producer_epoch=-1,
+                )
+            )
+            raise_for(response.error_code, f"InitProducerId({self.transactional_id})")
+            return int(response.producer_id), int(response.producer_epoch)
+
+        self.producer_id, self.producer_epoch = self.cluster.retrying(
+            call, f"InitProducerId({self.transactional_id})", self.delivery_timeout_s
+        )
+        self._partitions.clear()
+
+    # --- sending --------------------------------------------------------------------------
+
+    def send(
+        self, topic: str, partition: int, batch: bytes | bytearray | memoryview, tag: Any = None
+    ) -> Delivery:
+        """Queue *batch* (one whole v2 batch) for *topic*/*partition*; send it at once."""
+        self._check_usable()
+        if self.producer_id < 0:
+            self.init()
+        if self.transactional_id and not self._in_transaction:
+            raise ProduceError(f"{self}: send outside a transaction (call begin() first)")
+        state = self._partitions.setdefault((topic, partition), _Partition())
+        if self.transactional_id and not state.in_transaction:
+            self._add_partition(topic, partition)
+            state.in_transaction = True
+        data = bytearray(batch)
+        header = parse_header(data, 0)
+        delivery = Delivery(topic, partition, data, header.last_offset_delta + 1, tag)
+        while state.in_flight and (
+            len(state.in_flight) >= self.max_in_flight
+            or state.in_flight_bytes + len(data) > self.max_in_flight_bytes
+        ):
+            self._complete_head(state)
+        self._sequence(delivery, state)
+        state.in_flight.append(delivery)
+        state.in_flight_bytes += len(data)
+        self._send(delivery)
+        return delivery
+
+    def _sequence(self, delivery: Delivery, state: _Partition) -> None:
+        """Make the batch this producer's, with the partition's next sequence."""
+        delivery.sequence = state.next_sequence
+        restamp_producer(
+            delivery.batch,
+            0,
+            producer_id=self.producer_id,
+            producer_epoch=self.producer_epoch,
+            base_sequence=delivery.sequence,
+            transactional=bool(self.transactional_id),
+        )
+        state.next_sequence = (state.next_sequence + delivery.offsets) & 0x7FFFFFFF
+
+    def _send(self, delivery: Delivery) -> None:
+        if not delivery.first_sent:
+            delivery.first_sent = time.monotonic()
+        try:
+            connection = self.cluster.leader(delivery.topic, delivery.partition)
+            cls = connection.request_class(_PRODUCE, 3, 9)
+            topic_cls, partition_cls = (
+                nested(cls, "TopicProduceData"),
+                nested(cls, "PartitionProduceData"),
+            )
+            request = make(
+                cls,
+                transactional_id=self.transactional_id,
+                acks=self.acks,
+                timeout=timedelta(seconds=self.cluster.request_timeout_s),
+                topic_data=(
+                    make(
+                        topic_cls,
+                        name=TopicName(delivery.topic),
+                        partition_data=(
+                            make(partition_cls, index=delivery.partition, records=delivery.batch),
+                        ),
+                    ),
+                ),
+            )
+            delivery.sent = (connection, connection.send(request))
+        except (KafkaConnectionError, KafkaError) as error:
+            delivery.sent = None  # sent again when the partition's head is completed
+            self.cluster.forget(error)
+
+    def _complete_head(self, state: _Partition) -> None:
+        """Wait for the oldest batch in flight of a partition; resend on retriable errors."""
+        delivery = state.in_flight[0]
+        error = self._result(delivery)
+        if error is None:
+            state.in_flight.popleft()
+            state.in_flight_bytes -= len(delivery.batch)
+            self._acked.append(delivery)
+            return
+        retriable = isinstance(error, KafkaConnectionError) or (
+            isinstance(error, KafkaError) and error.retriable
+        )
+        where = f"{delivery.topic}[{delivery.partition}]"
+        if not retriable:
+            self._failed = f"producing to {where} failed: {error}"
+            raise ProduceError(
+                f"{self}: producing to {where} failed: {error}. The batch at sequence "
+                f"{delivery.sequence} and every one after it were not written."
+            )
+        if time.monotonic() - delivery.first_sent > self.delivery_timeout_s:
+            self._failed = f"delivery timeout on {where}"
+            raise ProduceError(
+                f"{self}: {where} did not acknowledge a batch within {self.delivery_timeout_s:.0f}"
+                f" s (last error: {error})"
+            )
+        log.debug("Produce to %s: %s; sending %d batches again", where, error, len(state.in_flight))
+        for later in list(state.in_flight)[1:]:  # their answers are errors now; read them
+            self._result(later)
+        self.cluster.forget(error)
+        time.sleep(self.cluster.retry_backoff_s)
+        for again in state.in_flight:
+            self._send(again)
+
+    def _result(self, delivery: Delivery) -> Exception | None:
+        """Read the answer to *delivery*; None when acknowledged, else the error."""
+        if delivery.sent is None:
+            return KafkaConnectionError("not sent")
+        connection, pending = delivery.sent
+        delivery.sent = None
+        try:
+            response = connection.receive(pending)
+        except KafkaConnectionError as error:
+            return error
+        result = response.responses[0].partition_responses[0]
+        code = ErrorCode(result.error_code)
+        if code in _ACKED:
+            delivery.base_offset = int(result.base_offset)
+            return None
+        message = getattr(result, "error_message", None)
+        return KafkaError(code, message or None)
+
+    def flush(self) -> None:
+        """Wait until every batch sent is acknowledged (or raise :class:`ProduceError`)."""
+        for state in self._partitions.values():
+            while state.in_flight:
+                self._complete_head(state)
+
+    def take_acked(self) -> list[Delivery]:
+        """The batches acknowledged since the last call, in send order per partition."""
+        acked = list(self._acked)
+        self._acked.clear()
+        return acked
+
+    # --- transactions ---------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start a transaction (client side only, as in Kafka)."""
+        self._check_usable()
+        if not self.transactional_id:
+            raise ProduceError("begin() needs a transactional id")
+        if self.producer_id < 0:
+            self.init()
+        self._in_transaction = True
+
+    def _txn_request(
+        self, what: str, build: Any, coordinator: tuple[str, int] | None = None
+    ) -> Any:
+        key, key_type = coordinator or (self.transactional_id or "", TRANSACTION)
+
+        def call() -> Any:
+            connection = self.cluster.coordinator(key, key_type)
+            return build(connection)
+
+        return self.cluster.retrying(
+            call, f"{what} ({self.transactional_id})", self.delivery_timeout_s
+        )
+
+    def _add_partition(self, topic: str, partition: int) -> None:
+        def build(connection: Connection) -> None:
+            cls = connection.request_class(_ADD_PARTITIONS_TO_TXN, 0, 3)
+            topic_cls = nested(cls, "AddPartitionsToTxnTopic")
+            response = connection.request(
+                make(
+                    cls,
+                    v3_and_below_transactional_id=self.transactional_id,
+                    v3_and_below_producer_id=self.producer_id,
+                    v3_and_below_producer_epoch=self.producer_epoch,
+                    v3_and_below_topics=(
+                        make(topic_cls, name=TopicName(topic), partitions=(partition,)),
+                    ),
+                )
+            )
+            for result in response.results_by_topic_v3_and_below:
+                for p in result.results_by_partition:
+                    raise_for(p.partition_error_code, f"AddPartitionsToTxn({topic}[{partition}])")
+
+        self._txn_request("AddPartitionsToTxn", build)
+
+    def send_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
+        """Commit *offsets* for *group_id* as part of the transaction."""
+        self._check_usable()
+
+        def add(connection: Connection) -> None:
+            cls = connection.request_class(_ADD_OFFSETS_TO_TXN, 0, 3)
+            response = connection.request(
+                make(
+                    cls,
+                    transactional_id=self.transactional_id,
+                    producer_id=self.producer_id,
+                    producer_epoch=self.producer_epoch,
+                    group_id=group_id,
+                )
+            )
+            raise_for(response.error_code, f"AddOffsetsToTxn({group_id})")
+
+        def commit(connection: Connection) -> None:
+            cls = connection.request_class(_TXN_OFFSET_COMMIT, 0, 3)
+            topic_cls = nested(cls, "TxnOffsetCommitRequestTopic")
+            partition_cls = nested(cls, "TxnOffsetCommitRequestPartition")
+            by_topic: dict[str, list[Any]] = {}
+            for (topic, partition), offset in sorted(offsets.items()):
+                by_topic.setdefault(topic, []).append(
+                    make(
+                        partition_cls,
+                        partition_index=partition,
+                        committed_offset=offset,
+                        committed_leader_epoch=-1,
+                        committed_metadata="",
+                    )
+                )
+            response = connection.request(
+                make(
+                    cls,
+                    transactional_id=self.transactional_id,
+                    group_id=group_id,
+                    producer_id=self.producer_id,
+                    producer_epoch=self.producer_epoch,
+                    generation_id=-1,
+                    member_id="",
+                    group_instance_id=None,
+                    topics=tuple(
+                        make(topic_cls, name=TopicName(t), partitions=tuple(ps))
+                        for t, ps in by_topic.items()
+                    ),
+                )
+            )
+            for topic in response.topics:
+                for p in topic.partitions:
+                    raise_for(p.error_code, f"TxnOffsetCommit({group_id}, {topic.name})")
+
+        self._txn_request("AddOffsetsToTxn", add)
+        self._txn_request("TxnOffsetCommit", commit, (group_id, GROUP))
+
+    def commit(self) -> None:
+        """Flush and commit the transaction."""
+        self.flush()
+        self._end(True)
+
+    def abort(self) -> None:
+        """Abort the transaction; this producer is then unusable (make a new one)."""
+        try:
+            for state in self._partitions.values():
+                for delivery in state.in_flight:
+                    self._result(delivery)
+                state.in_flight.clear()
+            self._end(False)
+        finally:
+            self._failed = self._failed or "aborted"
+
+    def _end(self, committed: bool) -> None:
+        def build(connection: Connection) -> None:
+            cls = connection.request_class(_END_TXN, 0, 3)
+            response = connection.request(
+                make(
+                    cls,
+                    transactional_id=self.transactional_id,
+                    producer_id=self.producer_id,
+                    producer_epoch=self.producer_epoch,
+                    committed=committed,
+                )
+            )
+            raise_for(response.error_code, f"EndTxn(committed={committed})")
+
+        self._txn_request("EndTxn", build)
+        self._in_transaction = False
+        for state in self._partitions.values():
+            state.in_transaction = False
+
+    def _check_usable(self) -> None:
+        if self._failed:
+            raise ProduceError(f"{self} can no longer be used ({self._failed}); make a new one")

@@ -1,0 +1,299 @@
+"""The batch path of a MirrorSource flow's copy: source record batches go to the target whole.
+
+:func:`copy_range_batches` does what :func:`seaway.mirror.copier.copy_range` does — copy
+``[start, end)`` of one source partition to its remote partition, fold the acknowledgements
+into MM2's offset syncs, report MM2's metrics, and with ``exactly_once`` put the records,
+the MM2 offset record and the marker in one transaction — without a Python object per
+record: Seaway's batch client (:mod:`seaway.kafka`) fetches the source's batches as stored,
+and each goes to the target as it came (compression codec, keys, values, headers and
+timestamps byte for byte), its header made the target producer's
+(:func:`~seaway.protocol.records.restamp_producer`). Control batches, and under
+read_committed aborted ones, are dropped.
+
+A batch is opened (:mod:`seaway.protocol.record_codec`) only when its records must change:
+it straddles an edge of the range (only the records inside are copied), it has offset gaps
+left by compaction (Kafka takes only contiguous batches on produce), it carries
+LogAppendTime (MM2 gives the target record the time the source consumer sees, the append
+time, as its CreateTime), or it is larger than the remote topic's ``max.message.bytes``
+(split into batches that fit). Each piece keeps its codec.
+
+Offset syncs come from the per-batch mapping: a batch of upstream offsets ``u0..u0+n-1``
+acknowledged at target offset ``d0`` maps record by record to ``d0..d0+n-1``, and MM2's
+``offset.lag.max`` rule runs over that run (:meth:`OffsetSyncWriter.queue_offset_syncs_run`)
+— the same syncs as record by record, so checkpoints translate exactly.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import Any, Final
+
+from seaway.connect.api.structs import TopicPartition
+from seaway.kafka.cluster import KafkaCluster
+from seaway.kafka.fetcher import FetchedBatch, PartitionFetcher
+from seaway.kafka.partitioner import partition_for_key
+from seaway.kafka.producer import BatchProducer, Delivery
+from seaway.mirror.copier import (
+    CONNECTOR_NAME,
+    MirrorCopySpec,
+    RangeSummary,
+    SyncSender,
+    next_to_copy,
+)
+from seaway.mirror.metrics import RunningStats, now_ms
+from seaway.protocol.record_codec import Record, build_batch, decode_records
+from seaway.protocol.records import ATTR_TIMESTAMP_TYPE, BATCH_OVERHEAD
+from seaway.spark.kafka.options import SourceOptions
+from seaway.spark.kafka.planner import OffsetRange
+from seaway.spark.kafka.reader import data_loss
+
+log = logging.getLogger(__name__)
+
+__all__ = ["batch_path_supported", "copy_range_batches"]
+
+_DEFAULT_MAX_MESSAGE_BYTES: Final = 1_048_588
+_RECORD_OVERHEAD: Final = 24  # a record's varints and attributes, at most, beside its bytes
+
+# Per Python worker, as the record path's clients: Spark runs a worker's tasks one after
+# the other and reuses the worker, so connections and producer ids outlive a task.
+_CLUSTERS: dict[tuple[str, str], KafkaCluster] = {}
+_PRODUCERS: dict[tuple[str, str | None], BatchProducer] = {}
+_MAX_BYTES: dict[tuple[str, str], int] = {}
+_LOCK = threading.Lock()
+
+
+def batch_path_supported(config: dict[str, Any]) -> bool:
+    """Whether Seaway's batch client can reach a cluster with this client config
+    (plaintext only, for now: TLS and SASL clusters use the record path)."""
+    return str(config.get("security.protocol", "plaintext")).lower() == "plaintext"
+
+
+def _cluster(bootstrap_servers: str, client_id: str) -> KafkaCluster:
+    key = (bootstrap_servers, client_id)
+    with _LOCK:
+        cluster = _CLUSTERS.get(key)
+        if cluster is None:
+            cluster = _CLUSTERS[key] = KafkaCluster(bootstrap_servers, client_id=client_id)
+        return cluster
+
+
+def _target(spec: MirrorCopySpec) -> KafkaCluster:
+    return _cluster(spec.target_producer["bootstrap.servers"], f"seaway-mirror-{spec.target_alias}")
+
+
+def _producer(spec: MirrorCopySpec, transactional_id: str | None = None) -> BatchProducer:
+    key = (spec.target_producer["bootstrap.servers"], transactional_id)
+    with _LOCK:
+        producer = _PRODUCERS.get(key)
+    if producer is None:
+        producer = BatchProducer(_target(spec), transactional_id=transactional_id)
+        producer.init()  # a transactional id: fences older attempts, aborts their work
+        with _LOCK:
+            _PRODUCERS[key] = producer
+    return producer
+
+
+def _drop(producer: BatchProducer) -> None:
+    with _LOCK:
+        for key in [k for k, p in _PRODUCERS.items() if p is producer]:
+            del _PRODUCERS[key]
+
+
+def _max_message_bytes(cluster: KafkaCluster, topic: str) -> int:
+    key = (cluster.bootstrap_servers, topic)
+    if key not in _MAX_BYTES:
+        value = cluster.retrying(
+            lambda: cluster.topic_config(topic, "max.message.bytes"), f"DescribeConfigs({topic})"
+        )
+        _MAX_BYTES[key] = int(value) if value else _DEFAULT_MAX_MESSAGE_BYTES
+    return _MAX_BYTES[key]
+
+
+# --- what goes out for one source batch ---------------------------------------------------------
+
+
+def _fits_whole(header: Any, start: int, end: int, max_bytes: int) -> bool:
+    return (
+        header.base_offset >= start
+        and header.last_offset < end
+        and header.records_count == header.last_offset_delta + 1
+        and not header.attributes & ATTR_TIMESTAMP_TYPE
+        and header.size <= max_bytes
+    )
+
+
+def _record_size(record: Record) -> int:
+    size = _RECORD_OVERHEAD + len(record.key or b"") + len(record.value or b"")
+    return size + sum(len(k) + len(v or b"") + 10 for k, v in record.headers)
+
+
+def _chunks(records: list[Record], max_bytes: int) -> Iterator[list[Record]]:
+    """*records* in runs whose batch (uncompressed) stays within *max_bytes*."""
+    chunk: list[Record] = []
+    size = BATCH_OVERHEAD
+    for record in records:
+        n = _record_size(record)
+        if chunk and size + n > max_bytes:
+            yield chunk
+            chunk, size = [], BATCH_OVERHEAD
+        chunk.append(record)
+        size += n
+    if chunk:
+        yield chunk
+
+
+def outgoing(
+    batch: FetchedBatch, start: int, end: int, max_bytes: int
+) -> Iterator[tuple[bytes | memoryview, Sequence[int]]]:
+    """What to send for one source batch: ``(batch bytes, upstream offsets it holds)``.
+
+    The batch itself when it can go whole; else its records in ``[start, end)``, rebuilt
+    contiguous, restamped CreateTime and cut to fit *max_bytes*, with the same codec.
+    """
+    header = batch.header
+    if _fits_whole(header, start, end, max_bytes):
+        yield batch.data, range(header.base_offset, header.next_offset)
+        return
+    _, records = decode_records(batch.data)
+    kept = [r for r in records if start <= r.offset < end]
+    for chunk in _chunks(kept, max_bytes):
+        yield build_batch(chunk, compression=header.compression), [r.offset for r in chunk]
+
+
+# --- the copy ---------------------------------------------------------------------------------
+
+
+class _Copy:
+    """One range's copy: batches out, acknowledgements folded into syncs and progress."""
+
+    def __init__(
+        self, spec: MirrorCopySpec, r: OffsetRange, producer: BatchProducer, syncs: SyncSender
+    ) -> None:
+        self.spec = spec
+        self.range = r
+        self.remote = spec.remote_topic(r.topic)
+        self.producer = producer
+        self.syncs = syncs
+        self.stats = RunningStats() if spec.metrics_url else None
+        self.partition = TopicPartition(r.topic, r.partition)
+        self.last = -1  # the last upstream offset acknowledged
+        self.records = 0
+
+    def run(self, options: SourceOptions, start: int) -> None:
+        r = self.range
+        source = _cluster(options.bootstrap_servers, f"seaway-mirror-{self.spec.source_alias}")
+        fetcher = PartitionFetcher(
+            source,
+            r.topic,
+            r.partition,
+            read_committed=options.kafka_params.get("isolation.level") == "read_committed",
+        )
+        max_bytes = _max_message_bytes(self.producer.cluster, self.remote)
+
+        def on_data_loss(position: int, what: str, skip_to: int) -> int:
+            return data_loss(options, r, position, what, skip_to=skip_to)
+
+        batches = fetcher.batches(
+            start, r.end, timeout_s=options.poll_timeout_ms / 1000, on_data_loss=on_data_loss
+        )
+        for batch in batches:
+            if self.stats is not None:  # MM2's record age is taken when the record is read
+                h = batch.header
+                count = min(h.last_offset, r.end - 1) - max(h.base_offset, start) + 1
+                self.stats.add_batch(count, h.size, h.base_timestamp, h.max_timestamp, now_ms())
+            for data, upstream in outgoing(batch, start, r.end, max_bytes):
+                self.producer.send(self.remote, r.partition, data, tag=upstream)
+            self.fold(self.producer.take_acked())
+        self.producer.flush()
+        self.fold(self.producer.take_acked())
+
+    def fold(self, acked: list[Delivery]) -> None:
+        """Map acknowledged batches to their target offsets; feed MM2's sync rule."""
+        writer = self.syncs.writer
+        for delivery in acked:
+            upstream: Sequence[int] = delivery.tag
+            self.records += len(upstream)
+            self.last = upstream[-1]
+            if writer is None or delivery.base_offset < 0:
+                continue
+            base = delivery.base_offset
+            downstream = range(base, base + len(upstream))
+            self.syncs.add(writer.queue_offset_syncs_run(self.partition, upstream, downstream))
+
+    def summary(self, skipped: int = 0) -> RangeSummary:
+        r = self.range
+        summary = RangeSummary(
+            r.topic, r.partition, r.start, r.end, self.last, self.records, skipped
+        )
+        if self.stats is not None:
+            summary = replace(summary, stats=self.stats.acked(now_ms()))
+        return summary
+
+
+def copy_range_batches(
+    spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange
+) -> RangeSummary:
+    """Copy the records of *r* batch by batch; what was done (as ``copy_range``)."""
+    if spec.exactly_once:
+        return _copy_in_transaction(spec, options, r)
+    producer = _producer(spec)
+    copy = _Copy(spec, r, producer, SyncSender(spec, hold=False))
+    try:
+        copy.run(options, r.start)
+    except BaseException:
+        _drop(producer)  # what it holds unacknowledged is never sent later
+        raise
+    summary = copy.summary()
+    copy.syncs.finish()
+    return summary
+
+
+def _copy_in_transaction(
+    spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange
+) -> RangeSummary:
+    """Copy *r*, its partition's MM2 offset record and the marker in one transaction (the
+    record path's rule: one stable transactional id per source partition, offsets below
+    the marker were committed by an earlier attempt and are not read again)."""
+    from seaway.connect.runtime.storage.offsets import offset_key, offset_value
+
+    remote = spec.remote_topic(r.topic)
+    transactional_id = spec.transactional_id(r.topic, r.partition)
+    producer = _producer(spec, transactional_id)
+    copy = _Copy(spec, r, producer, SyncSender(spec, hold=True))
+    try:
+        start = max(r.start, next_to_copy(spec, remote, r.partition))
+        producer.begin()
+        if start < r.end:
+            copy.run(options, start)
+        if copy.last >= 0:
+            key = offset_key(
+                CONNECTOR_NAME,
+                {"cluster": spec.source_alias, "partition": r.partition, "topic": r.topic},
+            )
+            value = offset_value({"offset": copy.last})
+            partitions = producer.cluster.partition_count(spec.offsets_topic)
+            record = Record(0, now_ms(), key, value)
+            producer.send(
+                spec.offsets_topic, partition_for_key(key, partitions), build_batch([record])
+            )
+            producer.send_offsets(spec.marker_group, {(remote, r.partition): copy.last + 1})
+        producer.commit()
+    except BaseException:
+        try:
+            producer.abort()
+        except Exception:  # fenced or broken: the coordinator aborts it on timeout anyway
+            log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
+        _drop(producer)
+        raise
+    skipped = min(start, r.end) - r.start
+    if skipped:
+        log.info(
+            "%s[%d]: offsets [%d, %d) committed by an earlier attempt, not copied again",
+            r.topic, r.partition, r.start, r.start + skipped,
+        )  # fmt: skip
+    summary = copy.summary(skipped)
+    copy.syncs.finish()  # outside the transaction, once it committed
+    return summary
