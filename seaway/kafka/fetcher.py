@@ -169,7 +169,10 @@ class PartitionFetcher:
                         KafkaError(code, f"Fetch({self})"), last_progress, timeout_s
                     )
                     continue
-                batches, after = self._committed(data, position)
+                batches, after, corrupt = self._committed(data, position)
+                if corrupt is not None:  # what lies before it is good and goes on
+                    yield from batches
+                    raise corrupt
                 if after > position:
                     last_progress = time.monotonic()
                     if after < end:
@@ -224,12 +227,15 @@ class PartitionFetcher:
             resume,
         )
 
-    def _committed(self, data: Any, position: int) -> tuple[list[FetchedBatch], int]:
+    def _committed(
+        self, data: Any, position: int
+    ) -> tuple[list[FetchedBatch], int, CorruptBatchError | None]:
         """The data batches of one fetched partition at or after *position* (aborted ones
-        dropped under read_committed), and the offset after the last batch seen."""
+        dropped under read_committed), the offset after the last batch seen, and the error
+        for a corrupt batch (the batches before it are returned)."""
         records = data.records
         if not records:
-            return [], position
+            return [], position, None
         view = memoryview(records)
         aborted = [
             (int(a.first_offset), int(a.producer_id)) for a in data.aborted_transactions or ()
@@ -254,9 +260,10 @@ class PartitionFetcher:
                     out.append(FetchedBatch(header, batch))
                 position = header.next_offset
         except InvalidBatch as error:
-            raise CorruptBatchError(
+            corrupt = CorruptBatchError(
                 f"Corrupt record batch in {self} at offset {position}: {error}. Nothing at or "
                 "after it is read; the source's data must be repaired (or the offsets skipped "
                 "with a reset) before this partition can go on."
-            ) from None
-        return out, position
+            )
+            return out, position, corrupt
+        return out, position, None

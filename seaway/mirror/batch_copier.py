@@ -35,7 +35,7 @@ from seaway.connect.api.structs import TopicPartition
 from seaway.kafka.cluster import KafkaCluster
 from seaway.kafka.fetcher import FetchedBatch, PartitionFetcher
 from seaway.kafka.partitioner import partition_for_key
-from seaway.kafka.producer import BatchProducer, Delivery
+from seaway.kafka.producer import BatchProducer, Delivery, ProduceError
 from seaway.mirror.copier import (
     CONNECTOR_NAME,
     MirrorCopySpec,
@@ -199,22 +199,27 @@ class _Copy:
         batches = fetcher.batches(
             start, r.end, timeout_s=options.poll_timeout_ms / 1000, on_data_loss=on_data_loss
         )
-        for batch in batches:
-            if self.stats is not None:  # MM2's record age is taken when the record is read
-                h = batch.header
-                count = min(h.last_offset, r.end - 1) - max(h.base_offset, start) + 1
-                self.stats.add_batch(count, h.size, h.base_timestamp, h.max_timestamp, now_ms())
-            for data, upstream in outgoing(batch, start, r.end, max_bytes):
-                self.producer.send(self.remote, r.partition, data, tag=upstream)
-            self.fold(self.producer.take_acked())
-        self.producer.flush()
+        try:
+            for batch in batches:
+                if self.stats is not None:  # MM2's record age is taken when it is read
+                    h = batch.header
+                    count = min(h.last_offset, r.end - 1) - max(h.base_offset, start) + 1
+                    self.stats.add_batch(count, h.size, h.base_timestamp, h.max_timestamp, now_ms())
+                for data, upstream in outgoing(batch, start, r.end, max_bytes):
+                    self.producer.send(self.remote, r.partition, data, tag=upstream)
+                self.fold(self.producer.take_acked())
+            self.producer.flush()
+        except ProduceError as error:
+            raise RuntimeError(f"Mirroring {r.topic}[{r.partition}] failed: {error}") from error
         self.fold(self.producer.take_acked())
 
     def fold(self, acked: list[Delivery]) -> None:
         """Map acknowledged batches to their target offsets; feed MM2's sync rule."""
         writer = self.syncs.writer
         for delivery in acked:
-            upstream: Sequence[int] = delivery.tag
+            upstream: Sequence[int] | None = delivery.tag
+            if upstream is None:  # the MM2 offset record of an exactly-once range
+                continue
             self.records += len(upstream)
             self.last = upstream[-1]
             if writer is None or delivery.base_offset < 0:

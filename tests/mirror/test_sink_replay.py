@@ -1,6 +1,6 @@
-"""The exactly-once copy of one offset range, without Spark: an attempt repeated after its
-transaction committed (what a Spark task retry does) writes nothing twice, and an attempt
-that fails mid-way leaves nothing visible."""
+"""The exactly-once copy of one offset range, without Spark, on the batch path and on the
+record path: an attempt repeated after its transaction committed (what a Spark task retry
+does) writes nothing twice, and an attempt that fails mid-way leaves nothing visible."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from confluent_kafka.admin import (
     NewTopic,
 )
 
+from seaway.mirror.batch_copier import copy_range_batches
 from seaway.mirror.copier import MirrorCopySpec, copy_range
 from seaway.mirror.formats import OffsetSync
 from seaway.mirror.lag import stored_offsets
@@ -110,6 +111,12 @@ def flow(cluster_a: Any, cluster_b: Any) -> tuple[MirrorCopySpec, SourceOptions]
     return spec, options
 
 
+@pytest.fixture(params=["batches", "records"])
+def copy(request: pytest.FixtureRequest) -> Any:
+    """The copy of one range: the batch path, or the record path (TLS/SASL clusters)."""
+    return copy_range_batches if request.param == "batches" else copy_range
+
+
 def _allow_big_records(bootstrap: str, topic: str) -> None:
     admin = AdminClient(quiet({"bootstrap.servers": bootstrap}))
     change = ConfigResource(
@@ -123,17 +130,17 @@ def _allow_big_records(bootstrap: str, topic: str) -> None:
 
 
 def test_a_repeated_attempt_writes_nothing_twice(
-    flow: tuple[MirrorCopySpec, SourceOptions], cluster_b: Any
+    flow: tuple[MirrorCopySpec, SourceOptions], cluster_b: Any, copy: Any
 ) -> None:
     spec, options = flow
     source, remote = next(iter(spec.remote_topics.items()))
     b = cluster_b.bootstrap_servers
     _allow_big_records(b, remote)
-    first = copy_range(spec, options, OffsetRange(source, 0, 0, 100))
+    first = copy(spec, options, OffsetRange(source, 0, 0, 100))
     assert (first.records, first.copied, first.skipped) == (100, [(source, 0, 99)], 0)
-    again = copy_range(spec, options, OffsetRange(source, 0, 0, 100))
+    again = copy(spec, options, OffsetRange(source, 0, 0, 100))
     assert (again.records, again.copied, again.skipped) == (0, [], 100)  # all committed
-    overlap = copy_range(spec, options, OffsetRange(source, 0, 50, 150))
+    overlap = copy(spec, options, OffsetRange(source, 0, 50, 150))
     assert (overlap.records, overlap.copied, overlap.skipped) == (50, [(source, 0, 149)], 50)
     assert _values(b, remote) == [_value(o) for o in range(RECORDS)]
     # The MM2 offset went with each transaction; the offset syncs followed each commit.
@@ -150,7 +157,7 @@ def test_a_repeated_attempt_writes_nothing_twice(
 
 
 def test_a_failed_attempt_leaves_nothing_visible(
-    flow: tuple[MirrorCopySpec, SourceOptions], cluster_b: Any
+    flow: tuple[MirrorCopySpec, SourceOptions], cluster_b: Any, copy: Any
 ) -> None:
     """The failure is real: record BIG is over the remote topic's max.message.bytes, so its
     delivery fails after records before it were written; the transaction is aborted.
@@ -158,13 +165,13 @@ def test_a_failed_attempt_leaves_nothing_visible(
     spec, options = flow
     source, remote = next(iter(spec.remote_topics.items()))
     b = cluster_b.bootstrap_servers
-    copy_range(spec, options, OffsetRange(source, 0, 0, 10))
+    copy(spec, options, OffsetRange(source, 0, 0, 10))
     with pytest.raises(RuntimeError, match=rf"Mirroring {source}\[0\] failed"):
-        copy_range(spec, options, OffsetRange(source, 0, 10, RECORDS))
+        copy(spec, options, OffsetRange(source, 0, 10, RECORDS))
     written = _values(b, remote, committed=False)
     assert len(written) >= 60, "the failed attempt should have written (uncommitted) records"
     assert _values(b, remote) == [_value(o) for o in range(10)]
     _allow_big_records(b, remote)
-    retry = copy_range(spec, options, OffsetRange(source, 0, 10, RECORDS))
+    retry = copy(spec, options, OffsetRange(source, 0, 10, RECORDS))
     assert (retry.records, retry.copied) == (RECORDS - 10, [(source, 0, RECORDS - 1)])
     assert _values(b, remote) == [_value(o) for o in range(RECORDS)]
