@@ -8,6 +8,7 @@ import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,3 +199,58 @@ class CpuMeter:
         broker = process_cpu_seconds(self.broker_pid) - self._start[0]
         client = own_cpu_seconds() - self._start[1]
         self.result = CpuUse(broker=broker, client=client)
+
+
+def process_tree_rss(pid: int) -> dict[int, tuple[str, int]]:
+    """``{pid: (command line, resident bytes)}`` of ``pid`` and every live descendant."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    page = os.sysconf("SC_PAGE_SIZE")
+    out: dict[int, tuple[str, int]] = {}
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        pending.extend(children.get(current, ()))
+        try:
+            resident = int(Path(f"/proc/{current}/statm").read_text().split()[1]) * page
+            command = Path(f"/proc/{current}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+        out[current] = (command, resident)
+    return out
+
+
+class PeakRss:
+    """The peak resident memory of a process tree, per role, sampled in a thread."""
+
+    ROLES = ("driver", "jvm", "python worker")
+
+    def __init__(self, pid: int, interval_s: float = 0.25) -> None:
+        self.pid = pid
+        self.peak = dict.fromkeys(self.ROLES, 0)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(interval_s,), daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def role(pid: int, root: int, command: str) -> str:
+        if pid == root:
+            return "driver"
+        return "jvm" if "java" in command.split(" ", 1)[0] else "python worker"
+
+    def _run(self, interval_s: float) -> None:
+        while not self._stop.wait(interval_s):
+            for pid, (command, rss) in process_tree_rss(self.pid).items():
+                role = self.role(pid, self.pid, command)
+                self.peak[role] = max(self.peak[role], rss)
+
+    def stop(self) -> dict[str, int]:
+        """Stop sampling; the peak bytes of the largest process of each role."""
+        self._stop.set()
+        self._thread.join(5)
+        return dict(self.peak)

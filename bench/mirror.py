@@ -77,7 +77,7 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from bench._brokers import SeawayBroker
 from bench._mirror_profile import CpuSplit, Profile, SeawayProbe
-from bench._util import MB, process_cpu_seconds, progress
+from bench._util import MB, PeakRss, process_cpu_seconds, progress
 from bench._workload import Throughput, create_topics
 from bench.broker import Row, attempt, fmt, parse_overrides, render_table
 
@@ -86,7 +86,9 @@ QUICK_RECORDS = 200_000
 SOURCE_TOPIC = "bench"
 KCAT_TOPIC = "kcat-copy"
 #: The aim: Seaway's mirror at least this fraction of the kcat pipe's records/s.
-TARGET_RATIO = 0.7
+#: Issue 11's aims: end to end and steady, as ratios to kcat; the first record, in seconds.
+AIMS = {"end to end": 1.0, "steady": 2.0}
+FIRST_RECORD_AIM_S = 8.0
 #: Seconds between end-offset checks on B.
 TICK_S = 0.1
 KEY_BYTES = 8
@@ -141,6 +143,9 @@ class CopyRun:
     command: list[str] = field(default_factory=list)
     #: Seaway: CPU seconds of the JVM's threads between the first and the last tick.
     jvm_threads: list[tuple[str, float]] = field(default_factory=list)
+    #: Seaway: peak resident bytes of the largest process of each role (driver, jvm,
+    #: python worker).
+    peak_rss: dict[str, int] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -206,6 +211,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="extra mm2.properties line (repeatable)",
     )
     add(
+        "--source-producer",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="librdkafka setting of the fill producer, e.g. compression.type=zstd or "
+        "linger.ms=0 (repeatable)",
+    )
+    add(
         "--spark-conf",
         action="append",
         default=[],
@@ -231,16 +244,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error("--value-size must be at least 12 (the record number is in the value)")
     args.variants = [args.only] if args.only else list(VARIANTS)
     args.spark_conf = parse_overrides(args.spark_conf)
+    args.source_producer = parse_overrides(args.source_producer)
     return args
 
 
 # --------------------------------------------------------------------------- topics
 
 
-def fill_source(bootstrap: str, records: int, partitions: int, value_size: int) -> Throughput:
+def fill_source(
+    bootstrap: str, records: int, partitions: int, value_size: int, settings: dict[str, str]
+) -> Throughput:
     """Produce ``records`` keyed ASCII records round-robin over the partitions of
-    ``SOURCE_TOPIC`` (value: the 12-digit record number, then filler)."""
-    producer = Producer({"bootstrap.servers": bootstrap, **FILL_PRODUCER})
+    ``SOURCE_TOPIC`` (value: the 12-digit record number, then filler), with the fill
+    producer's settings and *settings* (``--source-producer``) over them."""
+    producer = Producer({"bootstrap.servers": bootstrap, **FILL_PRODUCER, **settings})
     producer.list_topics(SOURCE_TOPIC, timeout=30)
     filler = (b"mirror-bench-" * (value_size // 13 + 1))[: value_size - 12]
     started = time.perf_counter()
@@ -573,6 +590,7 @@ def run_seaway(
         daemon=True,
     ).start()
     probe = SeawayProbe(pid, args.profile)
+    memory = PeakRss(pid)
     try:
         timeline = watch(
             count, args.records, started, maker.alive, args.stall_timeout, cpu=probe.first_tick
@@ -585,6 +603,7 @@ def run_seaway(
         raise
     finally:
         probe.stop()
+        peak_rss = memory.stop()
         maker.stop()
     run = CopyRun(
         records=args.records,
@@ -598,6 +617,7 @@ def run_seaway(
         ready_seconds=ready[0] if ready else None,
         command=maker.command,
         jvm_threads=probe.threads,
+        peak_rss=peak_rss,
     )
     run.tail_matches = tails_match(a, b, f"A.{SOURCE_TOPIC}", args.partitions, timestamps=True)
     results.profile = probe.summary()
@@ -675,6 +695,11 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
             f"{fmt(seaway.last_seconds)} s; last record of every partition equal to A's "
             f"(key, value, timestamp): {seaway.tail_matches}"
         )
+        if seaway.peak_rss:
+            print(
+                "seaway peak RSS (largest process of each kind): "
+                + ", ".join(f"{role} {rss / MB:,.0f} MB" for role, rss in seaway.peak_rss.items())
+            )
     if kcat is not None:
         print(
             f"kcat: last record of every partition equal to A's (key, value): {kcat.tail_matches}"
@@ -682,8 +707,15 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
     if seaway is not None and kcat is not None:
         for label, value in (("end to end", seaway.rate), ("steady", seaway.steady_rate)):
             ratio = value / kcat.rate if value else None
-            verdict = "-" if ratio is None else ("MET" if ratio >= TARGET_RATIO else "NOT MET")
-            print(f"aim Seaway >= {TARGET_RATIO}x kcat, {label}: {fmt(ratio)} -> {verdict}")
+            aim = AIMS[label]
+            verdict = "-" if ratio is None else ("MET" if ratio >= aim else "NOT MET")
+            print(f"aim Seaway >= {aim}x kcat, {label}: {fmt(ratio)} -> {verdict}")
+    if seaway is not None and seaway.first_seconds is not None:
+        verdict = "MET" if seaway.first_seconds <= FIRST_RECORD_AIM_S else "NOT MET"
+        print(
+            f"aim first record on B <= {FIRST_RECORD_AIM_S:.0f} s: "
+            f"{fmt(seaway.first_seconds)} s -> {verdict}"
+        )
     if seaway is not None and seaway.steady_split is not None:
         per = 1e6 / max(1, seaway.records - seaway.first_count)
         steady = seaway.steady_split
@@ -747,6 +779,7 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
             "kcat_pipes": args.kcat_pipes,
             "mm2": args.mm2,
             "spark_conf": args.spark_conf,
+            "source_producer": args.source_producer,
             "quick": args.quick,
         },
         "rows": [{**asdict(r), "kcat": r.tansu, "ratio": r.ratio} for r in rows],
@@ -776,7 +809,9 @@ def run_all(args: argparse.Namespace, root: Path, results: Results) -> None:
         progress(f"brokers: A on {a} (pid {pid_a}), B on {b} (pid {pid_b})")
         create_topics(a, [SOURCE_TOPIC], args.partitions)
         progress(f"filling {SOURCE_TOPIC} on A with {args.records:,} records")
-        results.fill = fill_source(a, args.records, args.partitions, args.value_size)
+        results.fill = fill_source(
+            a, args.records, args.partitions, args.value_size, args.source_producer
+        )
         progress(f"filled at {results.fill.records_per_s:,.0f} rec/s")
         pids = (pid_a, pid_b)
         if "kcat" in args.variants:

@@ -11,9 +11,10 @@ import itertools
 import socket
 from collections import deque
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Final
 
-from kio.index import load_request_schema, load_response_schema
+from kio import index
 
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import decode_response, encode_request
@@ -22,6 +23,10 @@ __all__ = ["Connection", "KafkaConnectionError", "Pending", "parse_servers"]
 
 _API_VERSIONS: Final = 18
 _SIZE_BYTES: Final = 4
+
+
+load_request_schema = cache(index.load_request_schema)
+load_response_schema = cache(index.load_response_schema)
 
 
 class KafkaConnectionError(ConnectionError):

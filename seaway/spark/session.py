@@ -12,6 +12,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from seaway.spark.alias import install_kafka_alias, register
+from seaway.spark.startup import class_data_sharing, spark_home_without_zip
 
 __all__ = ["JavaMissing", "spark_session"]
 
@@ -44,6 +45,11 @@ def spark_session(
     ``k8s://...``); by default it is what ``spark-submit`` set, else ``local[*]``.
     """
     _check_java()
+    launching = "PYSPARK_GATEWAY_PORT" not in os.environ  # else spark-submit started the JVM
+    if launching and "SPARK_HOME" not in os.environ:
+        home = spark_home_without_zip()
+        if home is not None:
+            os.environ["SPARK_HOME"] = home
     # Python workers run this interpreter (the one with Seaway installed) unless the
     # deployment says otherwise (PYSPARK_PYTHON, or an archive on a cluster).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -59,11 +65,19 @@ def spark_session(
         builder = builder.master(chosen)
     defaults = {
         "spark.pyspark.python": os.environ["PYSPARK_PYTHON"],
+        # Workers fork from a daemon that imported PySpark and Seaway once (seaway.spark.
+        # daemon), instead of compiling PySpark from Spark's zip in each of them.
+        "spark.python.daemon.module": "seaway.spark.daemon",
         "spark.sql.shuffle.partitions": "8",
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "false",
     }
-    for key, value in {**defaults, **(config or {})}.items():
+    settings = {**defaults, **(config or {})}
+    if launching:
+        settings["spark.driver.extraJavaOptions"] = " ".join(
+            filter(None, [class_data_sharing(), settings.get("spark.driver.extraJavaOptions")])
+        )
+    for key, value in settings.items():
         builder = builder.config(key, str(value))
     spark = builder.getOrCreate()
     install_kafka_alias()
