@@ -297,9 +297,18 @@ class EndOffsets:
 
 
 def last_records(bootstrap: str, topic: str, partitions: int) -> list[tuple[Any, ...]]:
-    """(key, value, timestamp) of the last record of every partition (``()`` if empty)."""
+    """(key, value, timestamp) of the last record of every partition (``()`` if empty).
+
+    Reads the last few offsets of each partition to its end: under exactly-once the last
+    offsets are transaction markers, not records.
+    """
     consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": "mirror-bench-check", "enable.auto.commit": 0}
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "mirror-bench-check",
+            "enable.auto.commit": 0,
+            "enable.partition.eof": True,
+        }
     )
     out: dict[int, tuple[Any, ...]] = {}
     try:
@@ -307,15 +316,18 @@ def last_records(bootstrap: str, topic: str, partitions: int) -> list[tuple[Any,
         for partition in range(partitions):
             low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), 30)
             if high > low:
-                assignment.append(TopicPartition(topic, partition, high - 1))
+                assignment.append(TopicPartition(topic, partition, max(low, high - 64)))
         consumer.assign(assignment)
+        ended: set[int] = set()
         deadline = time.monotonic() + 30
-        while len(out) < len(assignment) and time.monotonic() < deadline:
-            for message in consumer.consume(len(assignment), 1.0):
+        while len(ended) < len(assignment) and time.monotonic() < deadline:
+            for message in consumer.consume(500, 1.0):
                 if message.error() is None:
                     out[message.partition()] = (
                         message.key(), message.value(), message.timestamp()[1]
                     )  # fmt: skip
+                elif message.error().code() == confluent_kafka.KafkaError._PARTITION_EOF:
+                    ended.add(message.partition())
     finally:
         consumer.close()
     return [out.get(partition, ()) for partition in range(partitions)]

@@ -32,6 +32,7 @@ from seaway.protocol.records import (
     InvalidBatch,
     control_type,
     iter_batches,
+    validate_batch,
 )
 
 __all__ = ["CorruptBatchError", "FetchedBatch", "PartitionFetcher"]
@@ -169,7 +170,7 @@ class PartitionFetcher:
                         KafkaError(code, f"Fetch({self})"), last_progress, timeout_s
                     )
                     continue
-                batches, after, corrupt = self._committed(data, position)
+                batches, after, corrupt = self._committed(data, position, end)
                 if corrupt is not None:  # what lies before it is good and goes on
                     yield from batches
                     raise corrupt
@@ -228,11 +229,12 @@ class PartitionFetcher:
         )
 
     def _committed(
-        self, data: Any, position: int
+        self, data: Any, position: int, end: int
     ) -> tuple[list[FetchedBatch], int, CorruptBatchError | None]:
-        """The data batches of one fetched partition at or after *position* (aborted ones
-        dropped under read_committed), the offset after the last batch seen, and the error
-        for a corrupt batch (the batches before it are returned)."""
+        """The data batches of one fetched partition holding offsets in ``[position, end)``
+        (aborted ones dropped under read_committed), the offset after the last batch seen,
+        and the error for a corrupt batch (the batches before it are returned). Batches
+        from *end* on are not looked at."""
         records = data.records
         if not records:
             return [], position, None
@@ -244,9 +246,12 @@ class PartitionFetcher:
         aborted_pids: set[int] = set()
         out: list[FetchedBatch] = []
         try:
-            for pos, header in iter_batches(view):
+            for pos, header in iter_batches(view, check_crc=False):
                 if header.last_offset < position:
                     continue
+                if header.base_offset >= end:
+                    break
+                validate_batch(view, pos)
                 batch = view[pos : pos + header.size]
                 if self.isolation == READ_COMMITTED and header.has_producer_id:
                     while aborted and aborted[0][0] <= header.last_offset:

@@ -25,6 +25,7 @@ JsonConverter writes them.
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -152,6 +153,13 @@ class _Reader:
         return version
 
 
+@functools.lru_cache(maxsize=4096)
+def _offset_sync_key(topic: str, partition: int) -> bytes:
+    """An offset sync's key (the same for every sync of a partition: built once)."""
+    writer = _Writer("OffsetSync key").string(TOPIC_KEY, topic)
+    return writer.integer("INT32", PARTITION_KEY, partition).done()
+
+
 def _zero_offset() -> dict[str, int]:
     return {OFFSET_KEY: 0}
 
@@ -176,8 +184,7 @@ class OffsetSync:
 
     def record_key(self) -> bytes:
         """``topic STRING, partition INT32``."""
-        writer = _Writer("OffsetSync key").string(TOPIC_KEY, self.topic)
-        return writer.integer("INT32", PARTITION_KEY, self.partition).done()
+        return _offset_sync_key(self.topic, self.partition)
 
     def record_value(self) -> bytes:
         """``upstreamOffset INT64, offset INT64``, with no version header."""

@@ -243,6 +243,8 @@ class OffsetSyncWriter:
 
 def _is_run(offsets: Sequence[int]) -> bool:
     """Whether *offsets* are consecutive integers (checked at C speed)."""
+    if isinstance(offsets, range):
+        return offsets.step == 1
     first, n = offsets[0], len(offsets)
     return offsets[-1] - first == n - 1 and list(offsets) == list(range(first, first + n))
 

@@ -192,11 +192,11 @@ def test_corrupt_batch_names_topic_partition_offset(
     fetcher = PartitionFetcher(cluster, topic_name, 0)
     original = fetcher._committed
 
-    def corrupt(data: Any, position: int) -> Any:  # the first batch of a response
+    def corrupt(data: Any, position: int, end: int) -> Any:  # the first batch of a response
         records = bytearray(data.records)
         records[-1] ^= 0xFF
         return original(type("D", (), {"records": bytes(records), "aborted_transactions": ()})(),
-                        position)  # fmt: skip
+                        position, end)  # fmt: skip
 
     fetcher._committed = corrupt  # type: ignore[method-assign]
     with pytest.raises(CorruptBatchError, match=rf"{topic_name}\[0\] at offset 0"):

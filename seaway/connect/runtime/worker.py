@@ -1,13 +1,16 @@
 """The worker's engine room: one SparkSession, one streaming query per running connector.
 
-A source connector runs as ``seaway-connect-source`` → ``seaway-kafka`` (the Kafka sink,
-exactly-once when the worker enables ``exactly.once.source.support``); a sink connector as
-``seaway-kafka`` (the Kafka source, coalesced to ``tasks.max`` partitions) →
-``seaway-connect-sink``. Every run gets a fresh checkpoint directory: where a connector
-resumes is decided by Connect's offsets (the offset store, the sink's consumer group), never
-by a leftover checkpoint, so altering offsets or moving a connector to another worker just
-works. A :class:`~seaway.connect.api.flow.FlowConnector` (MirrorMaker 2's connectors) runs
-its own flow instead, watched through a :class:`FlowQuery`.
+A source connector runs as ``seaway-connect-source`` (its tasks produce their records to
+Kafka themselves, exactly-once when the worker enables ``exactly.once.source.support``) →
+``noop``; a sink connector as ``seaway-connect-sink-read`` (the Kafka source's planning, one
+Spark partition per task, whose ``read`` puts the records into the task) →
+``seaway-connect-sink`` (commits the group). Records never cross into Spark's JVM.
+
+Every run gets a fresh checkpoint directory: where a connector resumes is decided by
+Connect's offsets (the offset store, the sink's consumer group), never by a leftover
+checkpoint, so altering offsets or moving a connector to another worker just works. A
+:class:`~seaway.connect.api.flow.FlowConnector` (MirrorMaker 2's connectors) runs its own
+flow instead, watched through a :class:`FlowQuery`.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
 from seaway.admin import create_topics
 from seaway.connect.api.flow import FlowConnector, FlowContext, FlowHandle
+from seaway.connect.runtime.queries.sink import READER_NAME as SINK_READER_NAME
 from seaway.connect.runtime.queries.sink import SinkQuerySpec
 from seaway.connect.runtime.queries.source import SOURCE_NAME, SourceQuerySpec
 from seaway.connect.runtime.worker_config import WorkerConfig
@@ -134,7 +138,10 @@ class Worker:
 
     def start(self) -> None:
         """Create the SparkSession and register the connector data sources."""
-        from seaway.connect.runtime.queries.sink import ConnectSinkDataSource
+        from seaway.connect.runtime.queries.sink import (
+            ConnectSinkDataSource,
+            ConnectSinkReadSource,
+        )
         from seaway.connect.runtime.queries.source import ConnectSourceDataSource
         from seaway.spark import spark_session
 
@@ -145,6 +152,7 @@ class Worker:
         )
         self.spark.dataSource.register(ConnectSourceDataSource)
         self.spark.dataSource.register(ConnectSinkDataSource)
+        self.spark.dataSource.register(ConnectSinkReadSource)
         self._checkpoints.mkdir(parents=True, exist_ok=True)
 
     def stop(self) -> None:
@@ -195,38 +203,36 @@ class Worker:
 
         self._activate()
         producer = self.client_config(connector_config, "producer")
+        kafka = {
+            "kafka.bootstrap.servers": producer.pop("bootstrap.servers"),
+            "includeHeaders": "true",
+        }
+        settings = {"acks": "all", "partitioner": "murmur2_random", **producer}
+        kafka.update({f"kafka.{key}": str(value) for key, value in settings.items()})
+        if transactional:
+            group = self.config.get("group.id")
+            kafka.update(
+                exactlyOnce="true",
+                transactionalIdPrefix=f"{group}-{spec.connector}",
+                transactionalIdPerQuery="false",
+            )
+        spec = replace(spec, kafka=kafka)
+        # The tasks produce their records themselves; Spark sees one row per task and topic.
         frame = (
             self.spark.readStream.format(SOURCE_NAME).option("spec", spec.to_json()).load()
         ).observe(OBSERVATION, F.collect_set("topic").alias("topics"))
         checkpoint = self._checkpoint(spec.connector)
         writer = (
-            frame.writeStream.format("seaway-kafka")
-            .option("kafka.bootstrap.servers", producer.pop("bootstrap.servers"))
-            .option("includeHeaders", "true")
+            frame.writeStream.format("noop")
             .option("checkpointLocation", str(checkpoint))
             .queryName(f"connect-source-{spec.connector}")
             .trigger(processingTime=self._trigger())
         )
-        settings = {"acks": "all", "partitioner": "murmur2_random", **producer}
-        for key, value in settings.items():
-            writer = writer.option(f"kafka.{key}", value)
-        if transactional:
-            group = self.config.get("group.id")
-            writer = (
-                writer.option("exactlyOnce", "true")
-                .option("transactionalIdPrefix", f"{group}-{spec.connector}")
-                .option("transactionalIdPerQuery", "false")
-            )
         with self._lock:
             query = writer.start()
         return ConnectorQuery(spec.connector, query, checkpoint, "source")
 
-    def run_sink(
-        self,
-        spec: SinkQuerySpec,
-        connector_config: Mapping[str, str],
-        tasks: int,
-    ) -> ConnectorQuery:
+    def run_sink(self, spec: SinkQuerySpec, connector_config: Mapping[str, str]) -> ConnectorQuery:
         """Start a sink connector: its topics, from the group's offsets, into ``put()``."""
         from pyspark.sql import functions as F
 
@@ -236,8 +242,10 @@ class Worker:
         servers = consumer.pop("bootstrap.servers")
         topics = [t.strip() for t in connector_config.get("topics", "").split(",") if t.strip()]
         regex = connector_config.get("topics.regex", "").strip()
+        # The tasks read their ranges and put them themselves; Spark sees their offsets.
         reader = (
-            self.spark.readStream.format("seaway-kafka")
+            self.spark.readStream.format(SINK_READER_NAME)
+            .option("spec", spec.to_json())
             .option("kafka.bootstrap.servers", servers)
             .option("includeHeaders", "true")
             .option("failOnDataLoss", "false")
@@ -253,11 +261,7 @@ class Worker:
                 reader = reader.option(f"kafka.{key}", value)
         if "isolation.level" in consumer:
             reader = reader.option("kafka.isolation.level", consumer["isolation.level"])
-        frame = (
-            reader.load()
-            .coalesce(max(1, tasks))
-            .observe(OBSERVATION, F.collect_set("topic").alias("topics"))
-        )
+        frame = reader.load().observe(OBSERVATION, F.collect_set("topic").alias("topics"))
         checkpoint = self._checkpoint(spec.connector)
         writer = (
             frame.writeStream.format("seaway-connect-sink")

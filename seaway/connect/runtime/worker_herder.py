@@ -334,7 +334,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                 client_config=client,
                 conversion=conversion,
             )
-            run.query = self.worker.run_sink(sink_spec, run.config, len(enabled))
+            run.query = self.worker.run_sink(sink_spec, run.config)
         for index in range(len(task_configs)):
             task = ConnectorTaskId(name, index)
             if index in run.failed:

@@ -206,7 +206,15 @@ def _millis_column(batch: pa.RecordBatch, index: int) -> list[int | None]:
 def _write_all(options: SinkOptions, iterator: Iterator[pa.RecordBatch]) -> KafkaCommitMessage:
     from pyspark import TaskContext
 
-    context = TaskContext.get()
+    return write_rows(options, iterator, TaskContext.get())
+
+
+def write_rows(
+    options: SinkOptions, iterator: Iterator[pa.RecordBatch], context: Any
+) -> KafkaCommitMessage:
+    """Produce Kafka rows (Arrow batches of the sink's schema) as one task of a Spark job:
+    at-least-once, or in one transaction with ``exactlyOnce`` (the job's batch id from
+    *context*, a ``TaskContext``). Also called where rows are made, so they skip the JVM."""
     task = context.partitionId() if context else 0
     if options.exactly_once:
         from seaway.spark.kafka.transactional import write_in_transaction

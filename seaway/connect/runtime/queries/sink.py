@@ -1,16 +1,18 @@
-"""A sink connector as a Spark stream: Kafka rows in, ``SinkTask.put`` on executors.
+"""A sink connector as a Spark stream: Kafka records in, ``SinkTask.put`` on executors.
 
-The query reads the connector's topics with Seaway's Kafka source (coalesced to
-``tasks.max`` Spark partitions, so at most that many task instances run at once) and writes
-with the ``seaway-connect-sink`` data source:
+The query is ``seaway-connect-sink-read`` → ``seaway-connect-sink``:
 
-* ``write`` (executor, Spark partition *i* = task *i*) starts the task, converts and
-  transforms each row into a :class:`~seaway.connect.api.SinkRecord`, calls ``put`` per Arrow
-  batch, then ``pre_commit`` (by default ``flush``) and returns the offsets the task made
-  durable.
-* ``commit`` (driver, after every task of the batch succeeded) commits those offsets to the
-  consumer group ``connect-<name>``. Offsets are therefore committed only after the sink
-  task has flushed, and a restarted connector resumes from the group.
+* ``seaway-connect-sink-read`` plans micro-batches exactly as Seaway's Kafka source (the
+  connector's topics from the group's offsets) and gives each connector task one Spark
+  partition holding the offset ranges of its topic-partitions (a topic-partition always
+  goes to the same task). ``read`` (executor) reads those ranges and hands them, without a
+  round trip through Spark's JVM, to the task: it starts the task, converts and transforms
+  each record into a :class:`~seaway.connect.api.SinkRecord`, calls ``put`` per Arrow batch,
+  then ``pre_commit`` (by default ``flush``), and yields the offsets the task made durable.
+* ``seaway-connect-sink``'s ``commit`` (driver, after every task of the batch succeeded)
+  commits those offsets to the consumer group ``connect-<name>``. Offsets are therefore
+  committed only after the sink task has flushed, and a restarted connector resumes from
+  the group.
 """
 
 from __future__ import annotations
@@ -18,12 +20,18 @@ from __future__ import annotations
 import json
 import logging
 import traceback
+import zlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceStreamArrowWriter, WriterCommitMessage
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceStreamArrowWriter,
+    InputPartition,
+    WriterCommitMessage,
+)
 
 from seaway.connect.api import SinkRecord, SinkTask, SinkTaskContext
 from seaway.connect.api.structs import OffsetAndMetadata, TopicPartition
@@ -33,11 +41,18 @@ from seaway.connect.runtime.queries.conversion import (
     TaskFailure,
 )
 from seaway.connect.runtime.queries.source import load_task_class
+from seaway.spark.kafka.options import SourceOptions, parse_source_options
+from seaway.spark.kafka.reader import read_range
+from seaway.spark.kafka.stream import KafkaMicroBatchReader, KafkaRangePartition
 
 log = logging.getLogger(__name__)
 
 SINK_NAME: Final = "seaway-connect-sink"
+READER_NAME: Final = "seaway-connect-sink-read"
 SPEC_OPTION: Final = "spec"
+SUMMARY_SCHEMA: Final = "task int, topic string, partition int, offset bigint, records bigint"
+"""What Spark sees of a sink task's batch: the offsets it made durable, one row each (the
+task's record count on the first)."""
 _TIMEOUT_S: Final = 60.0
 
 
@@ -160,23 +175,76 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     return offsets, count
 
 
+class SinkTaskRanges(InputPartition):  # type: ignore[misc]
+    """The offset ranges one connector task puts in one micro-batch."""
+
+    def __init__(self, task: int, ranges: list[KafkaRangePartition]) -> None:
+        super().__init__(task)
+        self.task = task
+        self.ranges = ranges
+
+
+class ConnectSinkReader(KafkaMicroBatchReader):
+    """The Kafka source's planning; ``read`` puts a task's ranges into the sink task."""
+
+    def __init__(self, options: SourceOptions, spec: SinkQuerySpec) -> None:
+        super().__init__(options)
+        self.spec = spec
+
+    def partitions(self, start: dict, end: dict) -> list[SinkTaskRanges]:  # type: ignore[override]
+        tasks = self.spec.enabled_tasks or [0]
+        shares: list[list[KafkaRangePartition]] = [[] for _ in tasks]
+        for part in super().partitions(start, end):
+            assert isinstance(part, KafkaRangePartition)
+            r = part.range
+            shares[zlib.crc32(f"{r.topic}-{r.partition}".encode()) % len(tasks)].append(part)
+        return [SinkTaskRanges(index, share) for index, share in zip(tasks, shares, strict=True)]
+
+    def read(self, partition: SinkTaskRanges) -> Iterator[tuple[Any, ...]]:  # type: ignore[override]
+        if not partition.ranges:
+            return
+        batches = (b for part in partition.ranges for b in read_range(part.options, part.range))
+        try:
+            offsets, count = write_task(self.spec, partition.task, batches)
+        except Exception as error:
+            raise TaskFailure(
+                self.spec.connector, partition.task, traceback.format_exc()
+            ) from error
+        for i, (topic, p, offset) in enumerate(offsets):
+            yield (partition.task, topic, p, offset, count if i == 0 else 0)
+
+
+class ConnectSinkReadSource(DataSource):  # type: ignore[misc]
+    """``readStream.format("seaway-connect-sink-read").option("spec", ...)`` + Kafka options."""
+
+    @classmethod
+    def name(cls) -> str:
+        return READER_NAME
+
+    def schema(self) -> str:
+        return SUMMARY_SCHEMA
+
+    def streamReader(self, schema: Any) -> ConnectSinkReader:
+        options = dict(self.options)
+        spec = SinkQuerySpec.from_json(options.pop(SPEC_OPTION))
+        return ConnectSinkReader(parse_source_options(options, streaming=True), spec)
+
+
 class ConnectSinkStreamWriter(DataSourceStreamArrowWriter):  # type: ignore[misc]
-    """Hands each Spark partition's rows to one sink task; commits the group on the driver."""
+    """Gathers the offsets the tasks made durable; commits the group on the driver."""
 
     def __init__(self, spec: SinkQuerySpec) -> None:
         self.spec = spec
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> SinkCommitMessage:
-        from pyspark import TaskContext
-
-        context = TaskContext.get()
-        partition = context.partitionId() if context else 0
-        index = self.spec.enabled_tasks[partition % len(self.spec.enabled_tasks)]
-        try:
-            offsets, count = write_task(self.spec, index, iterator)
-        except Exception as error:
-            raise TaskFailure(self.spec.connector, index, traceback.format_exc()) from error
-        return SinkCommitMessage(index, offsets, count)
+        offsets: list[tuple[str, int, int]] = []
+        records, task = 0, -1
+        for batch in iterator:
+            for row in batch.to_pylist():
+                task = row["task"]
+                offsets.append((row["topic"], row["partition"], row["offset"]))
+                records += row["records"]
+        return SinkCommitMessage(task, offsets, records)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         offsets = [o for m in messages if isinstance(m, SinkCommitMessage) for o in m.offsets]
@@ -220,8 +288,10 @@ class ConnectSinkDataSource(DataSource):  # type: ignore[misc]
 
 
 __all__ = [
+    "READER_NAME",
     "SINK_NAME",
     "ConnectSinkDataSource",
+    "ConnectSinkReadSource",
     "SinkCommitMessage",
     "SinkQuerySpec",
     "commit_group_offsets",

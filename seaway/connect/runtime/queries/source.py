@@ -11,10 +11,13 @@ Each micro-batch is planned on the driver and read on executors:
 * ``partitions`` makes one input partition per connector task, in task order, so Spark
   partition *i* is task *i* (the exactly-once writer's transactional ids rely on it).
 * ``read`` runs on an executor: a fresh task instance replays each planned range, the
-  records go through the transformation chain and the converters, and come out as Kafka
-  rows. With exactly-once support the end offset of every range follows its records as a
-  record for the offsets topic, so the writer commits records and offsets in one
-  transaction (KIP-618).
+  records go through the transformation chain and the converters into Kafka rows, and
+  the same task produces them to Kafka with the Spark Kafka sink's writer
+  (:func:`seaway.spark.kafka.writer.write_rows`), so records never cross into Spark's JVM
+  and back; Spark gets one summary row per topic written (``topic, records``). With
+  exactly-once support the end offset of every range follows its records as a record for
+  the offsets topic, and the writer commits records and offsets in one transaction with
+  the task's stable id, skipping a micro-batch an earlier attempt committed (KIP-618).
 """
 
 from __future__ import annotations
@@ -61,10 +64,8 @@ ARROW_SCHEMA: Final = pa.schema(
         ("timestamp", pa.timestamp("us", tz="UTC")),
     ]
 )
-SPARK_SCHEMA: Final = (
-    "topic string, partition int, key binary, value binary, "
-    "headers array<struct<key:string,value:binary>>, timestamp timestamp"
-)
+SPARK_SCHEMA: Final = "topic string, records bigint"
+"""What Spark sees of a micro-batch: per task, the records it wrote to each topic."""
 
 # {partition_key: [task index, source offset]}
 SparkOffset = dict[str, list[Any]]
@@ -82,6 +83,7 @@ class SourceQuerySpec:
     conversion: ConversionSpec
     offsets_topic: str | None = None  # set when records and offsets share a transaction
     plans_per_batch: int = 50
+    kafka: dict[str, str] = field(default_factory=dict)  # the Spark Kafka sink's options
 
     def to_json(self) -> str:
         from dataclasses import asdict
@@ -247,11 +249,11 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
                 log.warning("Stopping a source task failed", exc_info=True)
         self._tasks.clear()
 
-    def read(self, partition: TaskBatch) -> Iterator[pa.RecordBatch]:
+    def read(self, partition: TaskBatch) -> Iterator[tuple[str, int]]:
         if not partition.ranges and not partition.polled:
             return
         try:
-            yield from _read_batch(self.spec, partition)
+            yield from _write_batch(self.spec, partition)
         except TaskFailure:
             raise
         except Exception as error:
@@ -336,6 +338,27 @@ def _read_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[pa.RecordBa
             yield rows.flush()
     finally:
         converter.close()
+
+
+def _write_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[tuple[str, int]]:
+    """Produce the task's converted records to Kafka; ``(topic, records)`` per topic."""
+    import pyarrow.compute as pc
+    from pyspark import TaskContext
+
+    from seaway.spark.kafka.options import parse_sink_options
+    from seaway.spark.kafka.writer import write_rows
+
+    counts: dict[str, int] = {}
+
+    def counted(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for rows in batches:
+            for item in pc.value_counts(rows.column(0)).to_pylist():
+                if item["values"] != spec.offsets_topic:
+                    counts[item["values"]] = counts.get(item["values"], 0) + item["counts"]
+            yield rows
+
+    write_rows(parse_sink_options(spec.kafka), counted(_read_batch(spec, batch)), TaskContext.get())
+    yield from counts.items()
 
 
 class ConnectSourceDataSource(DataSource):  # type: ignore[misc]
