@@ -176,7 +176,7 @@ class MirrorMaker:
 
         self.check_clusters()
         master = self.config.raw.get(SPARK_MASTER) or "local[*]"
-        self.spark = spark_session(master, app_name="seaway-mirror-maker")
+        self.spark = spark_session(master, app_name="seaway-mirror-maker", records_in_jvm=False)
         register(self.spark)
         raw = self.config.raw
         self.metrics_server = monitoring.metrics_server(raw)

@@ -360,9 +360,7 @@ class RunningStats:
                 at_ms,
             )
 
-    def add_batch(
-        self, records: int, size: int, first_ms: int, max_ms: int, at_ms: int
-    ) -> None:
+    def add_batch(self, records: int, size: int, first_ms: int, max_ms: int, at_ms: int) -> None:
         """A record batch read whole at *at_ms*: its records taken as spread evenly between
         its first and max timestamps (the batch header's; its records are never decoded),
         *size* its bytes on the wire."""

@@ -38,11 +38,16 @@ def spark_session(
     master: str | None = None,
     app_name: str = "seaway",
     config: Mapping[str, Any] | None = None,
+    *,
+    records_in_jvm: bool = True,
 ) -> SparkSession:
     """Get or create a session with the ``seaway-kafka`` source and the ``kafka`` alias.
 
     ``master`` may be any Spark master (``local[2]``, ``spark://host:7077``, ``yarn``,
     ``k8s://...``); by default it is what ``spark-submit`` set, else ``local[*]``.
+    Seaway's own engines (the mirror, Connect) pass ``records_in_jvm=False``: no record
+    crosses the driver JVM, whose work is then scheduling, so it runs C1-compiled code
+    only (``-XX:TieredStopAtLevel=1``) and C2's compiler threads take no CPU from the copy.
     """
     _check_java()
     launching = "PYSPARK_GATEWAY_PORT" not in os.environ  # else spark-submit started the JVM
@@ -74,8 +79,9 @@ def spark_session(
     }
     settings = {**defaults, **(config or {})}
     if launching:
+        jit = "" if records_in_jvm else "-XX:TieredStopAtLevel=1"
         settings["spark.driver.extraJavaOptions"] = " ".join(
-            filter(None, [class_data_sharing(), settings.get("spark.driver.extraJavaOptions")])
+            filter(None, [class_data_sharing(), jit, settings.get("spark.driver.extraJavaOptions")])
         )
     for key, value in settings.items():
         builder = builder.config(key, str(value))

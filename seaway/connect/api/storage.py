@@ -12,6 +12,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, Final
 
+import pyarrow as pa
+
 from seaway.config import ConfigDef, Importance, Type, ValidString
 from seaway.connect.api.data import Schema, SchemaAndValue
 from seaway.connect.api.header import Headers
@@ -58,6 +60,21 @@ class Converter(ABC):
         self, topic: str, value: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
         """Deserialize bytes read from *topic* into a schema and value."""
+
+    def from_connect_column(
+        self, topic: str, schema: Schema | None, column: pa.Array
+    ) -> pa.Array | None:
+        """Serialize a whole column of values of *schema* at once (the batch contract),
+        byte for byte what :meth:`from_connect_data` gives for each; a ``binary`` array, or
+        None when this converter cannot (the runtime then converts record by record)."""
+        return None
+
+    def to_connect_column(
+        self, topic: str, column: pa.Array
+    ) -> tuple[Schema | None, pa.Array] | None:
+        """Deserialize a whole ``binary`` column read from *topic*: its schema and values,
+        as :meth:`to_connect_data` would give them; None when this converter cannot."""
+        return None
 
     def config(self) -> ConfigDef:
         """The converter's configuration keys."""

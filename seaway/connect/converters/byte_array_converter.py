@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+import pyarrow as pa
+
 import seaway
 from seaway.config import ConfigDef
 from seaway.connect.api.data import Schema, SchemaAndValue, SchemaType
@@ -12,6 +14,7 @@ from seaway.connect.api.data.schema import class_name
 from seaway.connect.api.errors import DataError
 from seaway.connect.api.header import Headers
 from seaway.connect.api.storage import Converter, HeaderConverter, converter_config_def
+from seaway.connect.converters import columns
 
 CONFIG_DEF: Final = converter_config_def()
 
@@ -47,6 +50,20 @@ class ByteArrayConverter(Converter, HeaderConverter):
     ) -> SchemaAndValue:
         """An optional BYTES value."""
         return SchemaAndValue(Schema.OPTIONAL_BYTES_SCHEMA, value)
+
+    def from_connect_column(
+        self, topic: str, schema: Schema | None, column: pa.Array
+    ) -> pa.Array | None:
+        """A ``binary`` column as it is (BYTES schema or none)."""
+        if schema is not None and schema.type is not SchemaType.BYTES:
+            return None
+        return columns.binary(column) if columns.is_bytes(column) else None
+
+    def to_connect_column(
+        self, topic: str, column: pa.Array
+    ) -> tuple[Schema | None, pa.Array] | None:
+        """An optional BYTES column, as it is."""
+        return (Schema.OPTIONAL_BYTES_SCHEMA, column) if columns.is_bytes(column) else None
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any

@@ -20,6 +20,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+import pyarrow as pa
+
 import seaway
 from seaway.config import ConfigDef
 from seaway.connect.api.data import Schema, SchemaAndValue, SchemaType
@@ -31,6 +33,7 @@ from seaway.connect.api.storage import (
     ConverterType,
     HeaderConverter,
 )
+from seaway.connect.converters import columns
 from seaway.connect.converters.json_codec import JsonCodec
 from seaway.connect.converters.json_config import CONFIG_DEF, JsonConverterConfig
 from seaway.connect.converters.json_text import dumps, loads, string_bytes
@@ -107,6 +110,32 @@ class JsonConverter(Converter, HeaderConverter):
             raise DataError(
                 "Converting Kafka Connect data to byte[] failed due to serialization error: "
             ) from exc
+
+    def from_connect_column(
+        self, topic: str, schema: Schema | None, column: pa.Array
+    ) -> pa.Array | None:
+        """A text column of a STRING schema as JSON string literals (in the schema
+        envelope with ``schemas.enable``), byte for byte :meth:`from_connect_data`'s."""
+        if schema is None or not _plain_string(schema):
+            return None
+        prefix = self._envelope_prefix(schema) if self.settings.schemas_enabled else b""
+        return columns.json_literals(column, prefix, b"}" if prefix else b"")
+
+    def to_connect_column(
+        self, topic: str, column: pa.Array
+    ) -> tuple[Schema | None, pa.Array] | None:
+        """Plain JSON string literals (in a STRING schema envelope with ``schemas.enable``)
+        as a text column; None for anything else (it goes record by record)."""
+        if column.null_count == len(column):  # no value at all: SchemaAndValue.NULL each
+            return None, pa.nulls(len(column), pa.string())
+        if not self.settings.schemas_enabled:
+            text = columns.strip_json_literals(column, b"", b"")
+            return None if text is None else (None, text)
+        for schema in (Schema.STRING_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA):
+            text = columns.strip_json_literals(column, self._envelope_prefix(schema), b"}")
+            if text is not None:
+                return schema, text
+        return None
 
     def _envelope_prefix(self, schema: Schema) -> bytes:
         """``{"schema":<schema>,"payload":`` for *schema*, computed once per schema object."""

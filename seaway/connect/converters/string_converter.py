@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+import pyarrow as pa
+
 import seaway
 from seaway.config import ConfigDef, ConfigException, Importance, Type, Width
 from seaway.connect.api.data import Schema, SchemaAndValue
@@ -29,6 +31,7 @@ from seaway.connect.api.storage import (
     HeaderConverter,
     converter_config_def,
 )
+from seaway.connect.converters import columns
 from seaway.connect.converters._java import JavaCharset, java_to_string
 
 ENCODING_CONFIG: Final = "converter.encoding"
@@ -97,6 +100,24 @@ class StringConverter(Converter, HeaderConverter):
         """An optional STRING; None stays None."""
         text = None if value is None else self._charset.decode(value)
         return SchemaAndValue(Schema.OPTIONAL_STRING_SCHEMA, text)
+
+    def _utf8(self) -> bool:
+        return self._charset.name.replace("-", "").upper() == "UTF8"
+
+    def from_connect_column(
+        self, topic: str, schema: Schema | None, column: pa.Array
+    ) -> pa.Array | None:
+        """A text column's UTF-8 bytes, zero-copy (UTF-8 only; other charsets per record)."""
+        if not self._utf8() or not columns.is_text(column):
+            return None
+        return columns.binary(column)
+
+    def to_connect_column(
+        self, topic: str, column: pa.Array
+    ) -> tuple[Schema | None, pa.Array] | None:
+        """An optional STRING column (UTF-8 only; invalid bytes go record by record)."""
+        text = columns.utf8(column) if self._utf8() else None
+        return None if text is None else (Schema.OPTIONAL_STRING_SCHEMA, text)
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any

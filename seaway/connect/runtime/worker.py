@@ -149,6 +149,7 @@ class Worker:
             self.config.get("spark.master"),
             app_name=self.config.get("spark.app.name"),
             config=self.config.spark_config(),
+            records_in_jvm=False,
         )
         self.spark.dataSource.register(ConnectSourceDataSource)
         self.spark.dataSource.register(ConnectSinkDataSource)

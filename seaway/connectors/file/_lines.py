@@ -13,7 +13,8 @@ from typing import BinaryIO, Final
 CHUNK_SIZE: Final = 64 * 1024
 """Bytes read from the file at a time: memory use is this plus the longest line."""
 
-_TERMINATOR = re.compile(rb"\r\n?|\n")
+TERMINATOR: Final = re.compile(rb"\r\n?|\n")
+"""A line terminator: ``\\r\\n``, ``\\r`` or ``\\n``."""
 _CR: Final = 0x0D
 _LF: Final = 0x0A
 
@@ -66,7 +67,7 @@ class LineSplitter:
             if chunk[0] == _LF:
                 i = 1
             yield self._line(chunk, 0, 0), base + i
-        for match in _TERMINATOR.finditer(chunk, i):
+        for match in TERMINATOR.finditer(chunk, i):
             start, end = match.span()
             if end == size and end - start == 1 and chunk[start] == _CR:
                 # Maybe the first half of "\r\n": decide when the next byte arrives.
@@ -114,4 +115,38 @@ def iter_lines(
     yield from splitter.finish_at_boundary()
 
 
-__all__ = ["CHUNK_SIZE", "LineSplitter", "iter_lines"]
+def end_after_lines(
+    stream: BinaryIO, position: int, count: int, *, chunk_size: int = CHUNK_SIZE
+) -> int:
+    """The position after the *count*-th complete line from *position* (after the last
+    complete one if fewer; *position* if none): the last position :func:`iter_lines`
+    would yield for them, found by counting ``\\n`` bytes chunk by chunk. From the first
+    chunk holding a ``\\r`` on, :func:`iter_lines` itself decides."""
+    stream.seek(position)
+    end = base = position
+    while count > 0:
+        chunk = stream.read(chunk_size)
+        if not chunk:
+            break
+        if b"\r" in chunk:  # no \r is pending at *base*: the splitter can start there
+            for _, position in iter_lines(stream, base, collect=False, chunk_size=chunk_size):
+                end = position
+                count -= 1
+                if count == 0:
+                    break
+            return end
+        found = chunk.count(b"\n")
+        if found < count:
+            count -= found
+            if found:
+                end = base + chunk.rfind(b"\n") + 1
+            base += len(chunk)
+            continue
+        index = -1
+        for _ in range(count):
+            index = chunk.find(b"\n", index + 1)
+        return base + index + 1
+    return end
+
+
+__all__ = ["CHUNK_SIZE", "TERMINATOR", "LineSplitter", "end_after_lines", "iter_lines"]

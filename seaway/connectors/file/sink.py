@@ -29,6 +29,8 @@ from collections.abc import Collection, Mapping
 from decimal import Decimal
 from typing import Any, BinaryIO, TextIO
 
+import pyarrow as pa
+
 from seaway import __version__
 from seaway.config import ConfigDef
 from seaway.connect.api import (
@@ -36,10 +38,10 @@ from seaway.connect.api import (
     OffsetAndMetadata,
     SinkConnector,
     SinkRecord,
-    SinkTask,
     Task,
     TopicPartition,
 )
+from seaway.connect.api.batches import BatchSinkTask, SinkBatch
 from seaway.connectors.file.config import FILE_CONFIG, SINK_CONFIG_DEF
 
 logger = logging.getLogger(__name__)
@@ -89,6 +91,26 @@ def java_to_string(value: Any) -> str:
     return str(value)
 
 
+def _sink_records(batch: SinkBatch) -> list[SinkRecord]:
+    """A batch's records one by one, as :meth:`FileStreamSinkTask.put` takes them."""
+    columns = batch.records.to_pydict()
+    return [
+        SinkRecord(
+            topic=batch.topic,
+            kafka_partition=batch.partition,
+            key_schema=batch.key_schema,
+            key=key,
+            value_schema=batch.value_schema,
+            value=value,
+            kafka_offset=offset,
+            timestamp=timestamp,
+        )
+        for offset, timestamp, key, value in zip(
+            columns["offset"], columns["timestamp"], columns["key"], columns["value"], strict=True
+        )
+    ]
+
+
 class FileStreamSinkConnector(SinkConnector):
     """Very simple sink connector that works with stdout or a file."""
 
@@ -122,7 +144,7 @@ class FileStreamSinkConnector(SinkConnector):
         return True
 
 
-class FileStreamSinkTask(SinkTask):
+class FileStreamSinkTask(BatchSinkTask):
     """Writes records' values, one per line, to stdout or a file."""
 
     def __init__(self, output: TextIO | None = None) -> None:
@@ -164,6 +186,24 @@ class FileStreamSinkTask(SinkTask):
                 self._file.write(text.encode("utf-8", errors="replace"))
             elif self._text is not None:
                 self._text.write(text)
+            else:
+                raise ConnectError("FileStreamSinkTask is not started")
+
+    def put_batch(self, batch: SinkBatch) -> None:
+        """The batch's values, one per line: text as it is, null as ``null`` (as
+        :meth:`put`); other values go through :meth:`put`, record by record."""
+        values = batch.records.column("value")
+        if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+            self.put(_sink_records(batch))
+            return
+        lines = values.fill_null("null").to_pylist()
+        if not lines:
+            return
+        with self._lock:
+            if self._file is not None:
+                self._file.write("\n".join(lines).encode("utf-8", errors="replace") + b"\n")
+            elif self._text is not None:
+                self._text.write("\n".join(lines) + "\n")
             else:
                 raise ConnectError("FileStreamSinkTask is not started")
 

@@ -60,13 +60,14 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
+import pyarrow as pa
+
 from seaway import __version__
 from seaway.config import ConfigDef
 from seaway.connect.api import (
     ConnectError,
     ExactlyOnceSupport,
     PartitionKey,
-    ReplayableSourceTask,
     Schema,
     SourceConnector,
     SourceOffset,
@@ -76,7 +77,14 @@ from seaway.connect.api import (
     Task,
     partition_key,
 )
-from seaway.connectors.file._lines import CHUNK_SIZE, LineSplitter, iter_lines
+from seaway.connect.api.batches import BatchSourceTask, SourceBatch
+from seaway.connectors.file._lines import (
+    CHUNK_SIZE,
+    TERMINATOR,
+    LineSplitter,
+    end_after_lines,
+    iter_lines,
+)
 from seaway.connectors.file.config import (
     FILE_CONFIG,
     FILENAME_FIELD,
@@ -97,6 +105,10 @@ POLL_WAIT_SECONDS = 1.0
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+BATCH_BYTES = 4 << 20
+"""Bytes of the file per batch of :meth:`FileStreamSourceTask.read_batches`."""
 
 
 def _decode(line: bytes | None) -> str:
@@ -226,7 +238,7 @@ def _partition_of(key: Any) -> Any:
 # --------------------------------------------------------------------------- file task
 
 
-class FileStreamSourceTask(ReplayableSourceTask):
+class FileStreamSourceTask(BatchSourceTask):
     """Reads the lines of a file; plans batches by byte position and replays them exactly.
 
     Started without a ``file`` it reads standard input through :meth:`poll` only (like
@@ -318,24 +330,17 @@ class FileStreamSourceTask(ReplayableSourceTask):
                     self._past_end_warned = True
                 return {}
             self._past_end_warned = False
-            end = start
-            remaining = max(1, self.batch_size)
-            lines = iter_lines(stream, start, collect=False, chunk_size=self.chunk_size)
-            for _, position in lines:
-                end = position
-                remaining -= 1
-                if remaining == 0:
-                    break
-            lines.close()
+            count = max(1, self.batch_size)
+            end = end_after_lines(stream, start, count, chunk_size=self.chunk_size)
         return {self._key: {POSITION_FIELD: end}} if end != start else {}
 
-    def read(
+    def _range(
         self,
         partition: SourcePartition,
         start_offset: SourceOffset | None,
         end_offset: SourceOffset,
-    ) -> Iterator[SourceRecord]:
-        """The lines between byte positions *start_offset* and *end_offset*, in order."""
+    ) -> tuple[str, int, int]:
+        """``(file, start, end)`` of a range to read, checked."""
         self._require_file()
         filename = partition.get(FILENAME_FIELD)
         if not isinstance(filename, str) or not filename:
@@ -344,18 +349,39 @@ class FileStreamSourceTask(ReplayableSourceTask):
         end = _offset_position(end_offset)
         if end < start:
             raise ConnectError(f"End position {end} is before start position {start}")
-        if end == start:
-            return
+        return filename, start, end
+
+    @staticmethod
+    def _open(filename: str, start: int, end: int) -> BinaryIO:
         try:
-            stream = open(filename, "rb")  # noqa: SIM115 (closed below)
+            return open(filename, "rb")
         except OSError as exc:
             raise ConnectError(
                 f"Couldn't open file '{filename}' for FileStreamSourceTask to read bytes "
                 f"{start} to {end}: {exc}"
             ) from exc
+
+    @staticmethod
+    def _changed(filename: str, start: int, end: int, position: int) -> ConnectError:
+        return ConnectError(
+            f"File '{filename}' changed: bytes {start} to {end} no longer end with a "
+            f"complete line (the last line read ends at {position}); was it truncated "
+            "or rewritten?"
+        )
+
+    def read(
+        self,
+        partition: SourcePartition,
+        start_offset: SourceOffset | None,
+        end_offset: SourceOffset,
+    ) -> Iterator[SourceRecord]:
+        """The lines between byte positions *start_offset* and *end_offset*, in order."""
+        filename, start, end = self._range(partition, start_offset, end_offset)
+        if end == start:
+            return
         topic = self.topic
         position = start
-        with stream:
+        with self._open(filename, start, end) as stream:
             for line, position in iter_lines(
                 stream, start, end, collect=True, chunk_size=self.chunk_size
             ):
@@ -368,11 +394,45 @@ class FileStreamSourceTask(ReplayableSourceTask):
                     timestamp=_now_ms(),
                 )
         if position != end:
-            raise ConnectError(
-                f"File '{filename}' changed: bytes {start} to {end} no longer end with a "
-                f"complete line (the last line read ends at {position}); was it truncated "
-                "or rewritten?"
-            )
+            raise self._changed(filename, start, end, position)
+
+    def read_batches(
+        self,
+        partition: SourcePartition,
+        start_offset: SourceOffset | None,
+        end_offset: SourceOffset,
+    ) -> Iterator[SourceBatch]:
+        """The lines :meth:`read` yields, as columns of up to ``BATCH_BYTES`` of the file:
+        split at ``\\n``, ``\\r`` and ``\\r\\n`` by the bytes methods, decoded as UTF-8
+        by Arrow (a chunk with invalid bytes line by line, with U+FFFD as :meth:`read`)."""
+        filename, start, end = self._range(partition, start_offset, end_offset)
+        position, carry = start, b""
+        with self._open(filename, start, end) as stream:
+            stream.seek(start)
+            while position < end:
+                chunk = stream.read(min(BATCH_BYTES, end - position))
+                if not chunk:
+                    break
+                position += len(chunk)
+                data, held = carry + chunk, b""
+                if position < end and data.endswith(b"\r"):  # maybe half of "\r\n"
+                    data, held = data[:-1], b"\r"
+                lines = TERMINATOR.split(data) if b"\r" in data else data.split(b"\n")
+                carry = lines.pop() + held
+                if lines:
+                    yield self._batch(lines)
+        if position != end or carry:
+            raise self._changed(filename, start, end, position - len(carry))
+
+    def _batch(self, lines: list[bytes]) -> SourceBatch:
+        raw = pa.array(lines, pa.binary())
+        try:
+            text = raw.cast(pa.string())
+        except pa.ArrowInvalid:  # invalid UTF-8 somewhere: U+FFFD, as Java's decoder
+            text = pa.array([_decode(line) for line in lines], pa.string())
+        now = pa.nulls(len(lines), pa.int64()).fill_null(_now_ms())
+        records = pa.RecordBatch.from_arrays([text, now], names=["value", "timestamp"])
+        return SourceBatch(self.topic, records, VALUE_SCHEMA)
 
     def _file_missing(self) -> None:
         if not self._missing:

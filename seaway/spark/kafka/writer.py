@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.datasource import (
     DataSourceArrowWriter,
     DataSourceStreamArrowWriter,
@@ -145,9 +146,13 @@ class KafkaTaskWriter:
         keys = _bytes_column(batch, names["key"]) if "key" in names else [None] * n
         topic_option = self.options.topic
         topics = [topic_option] * n if topic_option else batch.column(names["topic"]).to_pylist()
-        partitions = batch.column(names["partition"]).to_pylist() if "partition" in names else None
-        headers = batch.column(names["headers"]).to_pylist() if "headers" in names else None
-        timestamps = _millis_column(batch, names["timestamp"]) if "timestamp" in names else None
+        partitions = _optional_column(batch, names, "partition")
+        headers = _optional_column(batch, names, "headers")
+        timestamps = (
+            _millis_column(batch, names["timestamp"])
+            if "timestamp" in names and batch.column(names["timestamp"]).null_count < n
+            else None
+        )
         produce = self.producer.produce
         poll = self.producer.poll
         for i in range(n):
@@ -156,16 +161,20 @@ class KafkaTaskWriter:
                 raise KafkaOptionError(
                     "null topic present in the data. Use the topic option for setting a topic."
                 )
-            extra: dict[str, Any] = {}
-            if partitions is not None and partitions[i] is not None:
-                extra["partition"] = partitions[i]
-            if headers is not None and headers[i]:
-                extra["headers"] = [(h["key"], h["value"]) for h in headers[i]]
-            if timestamps is not None and timestamps[i] is not None:
-                extra["timestamp"] = timestamps[i]
+            partition = -1 if partitions is None or partitions[i] is None else partitions[i]
+            record_headers = (
+                [(h["key"], h["value"]) for h in headers[i]]
+                if headers is not None and headers[i]
+                else None
+            )
+            timestamp = 0 if timestamps is None or timestamps[i] is None else timestamps[i]
+            # Positional (topic, value, key, partition, callback, on_delivery, timestamp,
+            # headers): no keyword dict per record. -1: the partitioner's; 0: produce time.
             while True:
                 try:
-                    produce(topic, values[i], keys[i], **extra)
+                    produce(
+                        topic, values[i], keys[i], partition, None, None, timestamp, record_headers
+                    )
                     break
                 except BufferError:
                     poll(0.005)
@@ -190,6 +199,14 @@ class KafkaTaskWriter:
         return self.records
 
 
+def _optional_column(batch: pa.RecordBatch, names: dict[str, int], name: str) -> list[Any] | None:
+    """A column's values, or None when it is absent or all null (nothing to set)."""
+    if name not in names:
+        return None
+    column = batch.column(names[name])
+    return None if column.null_count == len(column) else column.to_pylist()
+
+
 def _bytes_column(batch: pa.RecordBatch, index: int) -> list[bytes | None]:
     column = batch.column(index)
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
@@ -200,6 +217,8 @@ def _bytes_column(batch: pa.RecordBatch, index: int) -> list[bytes | None]:
 def _millis_column(batch: pa.RecordBatch, index: int) -> list[int | None]:
     column = batch.column(index)  # a timestamp column: check_sink_schema ensured it
     micros = column.cast(pa.timestamp("us", tz=column.type.tz)).cast(pa.int64())
+    if (pc.min(micros).as_py() or 0) >= 0:  # the usual case: truncating is flooring
+        return pc.divide(micros, 1000).to_pylist()  # type: ignore[no-any-return]
     return [None if m is None else m // 1000 for m in micros.to_pylist()]
 
 

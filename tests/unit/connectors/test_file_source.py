@@ -484,3 +484,33 @@ def test_stdin_task_over_a_pipe_with_a_high_descriptor() -> None:
     finally:
         os.close(write_fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_end_after_lines_is_iter_lines_last_position() -> None:
+    """The planner's fast line count ends where the line splitter would, for every mix of
+    terminators, counts and chunk sizes."""
+    import io
+    import random
+
+    from seaway.connectors.file._lines import end_after_lines, iter_lines
+
+    rng = random.Random(7)
+    for _ in range(300):
+        pieces = [
+            b"x" * rng.randrange(0, 5) + rng.choice([b"\n", b"\n", b"\r", b"\r\n", b""])
+            for _ in range(rng.randrange(0, 30))
+        ]
+        data = b"".join(pieces)
+        start = rng.randrange(0, len(data) + 1)
+        count = rng.randrange(1, 12)
+        chunk = rng.choice([1, 2, 3, 7, 64])
+        expected = start
+        for i, (_, position) in enumerate(
+            iter_lines(io.BytesIO(data), start, collect=False, chunk_size=chunk)
+        ):
+            expected = position
+            if i + 1 == count:
+                break
+        assert end_after_lines(io.BytesIO(data), start, count, chunk_size=chunk) == expected, (
+            data, start, count, chunk,
+        )  # fmt: skip

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceStreamArrowWriter,
@@ -34,6 +35,7 @@ from pyspark.sql.datasource import (
 )
 
 from seaway.connect.api import SinkRecord, SinkTask, SinkTaskContext
+from seaway.connect.api.batches import BatchSinkTask, SinkBatch
 from seaway.connect.api.structs import OffsetAndMetadata, TopicPartition
 from seaway.connect.runtime.queries.conversion import (
     ConversionSpec,
@@ -139,6 +141,31 @@ def _rows(batch: pa.RecordBatch) -> Iterator[tuple[Any, ...]]:
     )
 
 
+def _sink_batch(converter: RecordConverter, batch: pa.RecordBatch) -> SinkBatch | None:
+    """Consumed rows of one topic-partition as a :class:`SinkBatch`, converted whole; None
+    when they need the per-record path (headers, several partitions, a converter that
+    cannot take the column)."""
+    n = batch.num_rows
+    if not n:
+        return None
+    names = batch.schema.names
+    if "headers" in names and pc.sum(pc.list_value_length(batch["headers"])).as_py():
+        return None
+    topics, partitions = batch["topic"], batch["partition"]
+    if pc.count_distinct(topics).as_py() != 1 or pc.count_distinct(partitions).as_py() != 1:
+        return None
+    topic = topics[0].as_py()
+    value = converter.value.to_connect_column(topic, batch["value"])
+    key = converter.key.to_connect_column(topic, batch["key"])
+    if value is None or key is None:
+        return None
+    millis = pc.divide(batch["timestamp"].cast(pa.int64()), 1000)
+    records = pa.RecordBatch.from_arrays(
+        [batch["offset"], millis, key[1], value[1]], names=["offset", "timestamp", "key", "value"]
+    )
+    return SinkBatch(topic, partitions[0].as_py(), records, key[0], value[0])
+
+
 def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.RecordBatch]) -> Any:
     """Run task *task_index* over *batches*; the offsets it made durable."""
     config = spec.task_configs[task_index]
@@ -149,8 +176,19 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     converter = RecordConverter(spec.conversion)
     consumed: dict[TopicPartition, int] = {}
     count = 0
+    columns = isinstance(task, BatchSinkTask) and not converter.transforms
     try:
         for batch in batches:
+            whole = _sink_batch(converter, batch) if columns else None
+            if whole is not None:
+                tp = TopicPartition(whole.topic, whole.partition)
+                if tp not in context.partitions:
+                    context.partitions.add(tp)
+                    task.open([tp])
+                consumed[tp] = whole.records.column("offset")[-1].as_py() + 1
+                count += whole.records.num_rows
+                task.put_batch(whole)
+                continue
             records: list[SinkRecord] = []
             for row in _rows(batch):
                 tp = TopicPartition(row[0], row[1])

@@ -30,9 +30,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 
 from seaway.connect.api import ReplayableSourceTask, SourceRecord, SourceTask, SourceTaskContext
+from seaway.connect.api.batches import BatchSourceTask, SourceBatch
 from seaway.connect.api.offsets import (
     OffsetStorageReader,
     PartitionKey,
@@ -289,8 +291,11 @@ class _Rows:
         return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
 
 
-def _records(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[SourceRecord | tuple[str, Any]]:
-    """The batch's records, each range followed by ``("offset", (key, end))``."""
+def _records(
+    spec: SourceQuerySpec, batch: TaskBatch, columns: bool
+) -> Iterator[SourceRecord | SourceBatch | tuple[str, Any]]:
+    r"""The batch's records, each range followed by ``("offset", (key, end))``; with
+    *columns*, a :class:`BatchSourceTask`'s ranges come as :class:`SourceBatch`\ es."""
     if batch.polled is not None:
         yield from batch.polled
         for key, _, end in batch.ranges:
@@ -299,22 +304,92 @@ def _records(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[SourceRecord |
     task = _started_task(spec, batch.task, batch.offsets)
     if not isinstance(task, ReplayableSourceTask):  # polled tasks arrive with their records
         raise TypeError(f"{spec.task_class} is not a ReplayableSourceTask")
+    read = task.read_batches if columns and isinstance(task, BatchSourceTask) else task.read
     try:
         for key, start, end in batch.ranges:
-            yield from task.read(partition_from_key(key), start, end)
+            yield from read(partition_from_key(key), start, end)
             yield ("offset", (key, end))
     finally:
         task.stop()
 
 
+def _source_records(batch: SourceBatch) -> Iterator[SourceRecord]:
+    """A batch's records one by one (for what needs records: the per-record fallback)."""
+    names = batch.records.schema.names
+    n = batch.records.num_rows
+    values = batch.records.column("value").to_pylist()
+    keys = batch.records.column("key").to_pylist() if "key" in names else [None] * n
+    stamps = batch.records.column("timestamp").to_pylist() if "timestamp" in names else [None] * n
+    for key, value, timestamp in zip(keys, values, stamps, strict=True):
+        yield SourceRecord(
+            source_partition=None,
+            source_offset=None,
+            topic=batch.topic,
+            kafka_partition=batch.kafka_partition,
+            key_schema=batch.key_schema,
+            key=key,
+            value_schema=batch.value_schema,
+            value=value,
+            timestamp=timestamp,
+        )
+
+
+def _kafka_rows(converter: RecordConverter, batch: SourceBatch) -> pa.RecordBatch | None:
+    """A :class:`SourceBatch` as Kafka rows, its columns converted whole; None when a
+    converter cannot take a column (the records then go one by one)."""
+    records, topic = batch.records, batch.topic
+    n = records.num_rows
+    values = converter.value.from_connect_column(topic, batch.value_schema, records["value"])
+    if values is None:
+        return None
+    if "key" in records.schema.names:
+        keys = converter.key.from_connect_column(topic, batch.key_schema, records["key"])
+        if keys is None:
+            return None
+    elif batch.key_schema is None:
+        keys = pa.nulls(n, pa.binary())
+    else:
+        return None
+    if "timestamp" in records.schema.names:
+        millis = records["timestamp"].cast(pa.int64())
+        timestamps = pc.multiply(millis, 1000).cast(ARROW_SCHEMA.field("timestamp").type)
+    else:
+        timestamps = pa.nulls(n, ARROW_SCHEMA.field("timestamp").type)
+    partition = pa.nulls(n, pa.int32())
+    if batch.kafka_partition is not None:
+        partition = partition.fill_null(batch.kafka_partition)
+    columns = [
+        pa.nulls(n, pa.string()).fill_null(topic),
+        partition,
+        keys,
+        values,
+        pa.nulls(n, ARROW_SCHEMA.field("headers").type),
+        timestamps,
+    ]
+    return pa.RecordBatch.from_arrays(columns, schema=ARROW_SCHEMA)
+
+
 def _read_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[pa.RecordBatch]:
+    """The task's records as Kafka rows: whole columns where the task and the converters
+    allow it (the batch contract, no transformation), else record by record."""
     from seaway.connect.runtime.storage.offsets import offset_key, offset_value
 
     converter = RecordConverter(spec.conversion)
     rows = _Rows()
     try:
-        for item in _records(spec, batch):
-            if isinstance(item, tuple):
+        for item in _records(spec, batch, columns=not converter.transforms):
+            if isinstance(item, SourceBatch):
+                converted = _kafka_rows(converter, item)
+                if converted is not None:
+                    if len(rows):
+                        yield rows.flush()
+                    yield converted
+                    continue
+                for record in _source_records(item):
+                    row = converter.source_rows(record)
+                    if row is not None:
+                        rows.add(row)
+            elif isinstance(item, tuple):
                 if spec.offsets_topic:
                     key, end = item[1]
                     partition = partition_from_key(key)
@@ -342,7 +417,6 @@ def _read_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[pa.RecordBa
 
 def _write_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[tuple[str, int]]:
     """Produce the task's converted records to Kafka; ``(topic, records)`` per topic."""
-    import pyarrow.compute as pc
     from pyspark import TaskContext
 
     from seaway.spark.kafka.options import parse_sink_options
