@@ -246,10 +246,12 @@ def _common() -> ConfigDef:
     d.define(
         "spark.source.plans.per.batch",
         Type.INT,
-        50,
+        500,
         Range.at_least(1),
         Importance.LOW,
-        "How many poll()-sized plans of each source task one micro-batch may chain.",
+        "How many poll()-sized plans of each source task one micro-batch may chain. A task "
+        "reads and produces its range as a stream, so a large micro-batch costs no memory, "
+        "only the latency of Connect's offset commits.",
         group=_SPARK,
     )
     return d  # fmt: skip

@@ -84,7 +84,7 @@ class SourceQuerySpec:
     start_offsets: dict[str, Any]
     conversion: ConversionSpec
     offsets_topic: str | None = None  # set when records and offsets share a transaction
-    plans_per_batch: int = 50
+    plans_per_batch: int = 500
     kafka: dict[str, str] = field(default_factory=dict)  # the Spark Kafka sink's options
 
     def to_json(self) -> str:
