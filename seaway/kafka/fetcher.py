@@ -26,14 +26,8 @@ from seaway.kafka.cluster import EARLIEST, LATEST, KafkaCluster, list_offset, ra
 from seaway.kafka.connection import Connection, KafkaConnectionError, Pending
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
-from seaway.protocol.records import (
-    CONTROL_ABORT,
-    BatchHeader,
-    InvalidBatch,
-    control_type,
-    iter_batches,
-    validate_batch,
-)
+from seaway.protocol.record_codec import CONTROL_ABORT, control_type
+from seaway.protocol.records import BatchHeader, InvalidBatch, iter_batches, validate_batch
 
 __all__ = ["CorruptBatchError", "FetchedBatch", "PartitionFetcher"]
 

@@ -42,6 +42,7 @@ from seaway.mirror.copier import (
     RangeSummary,
     SyncSender,
     next_to_copy,
+    skipped_below,
 )
 from seaway.mirror.metrics import RunningStats, now_ms
 from seaway.protocol.record_codec import Record, build_batch, decode_records
@@ -293,12 +294,7 @@ def _copy_in_transaction(
             log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
         _drop(producer)
         raise
-    skipped = min(start, r.end) - r.start
-    if skipped:
-        log.info(
-            "%s[%d]: offsets [%d, %d) committed by an earlier attempt, not copied again",
-            r.topic, r.partition, r.start, r.start + skipped,
-        )  # fmt: skip
+    skipped = skipped_below(r, start)
     summary = copy.summary(skipped)
     copy.syncs.finish()  # outside the transaction, once it committed
     return summary

@@ -471,6 +471,18 @@ def next_to_copy(spec: MirrorCopySpec, remote: str, partition: int) -> int:
             time.sleep(0.1)
 
 
+def skipped_below(r: OffsetRange, start: int) -> int:
+    """How many offsets of *r* an earlier committed attempt copied (those below *start*,
+    the marker), said in the log when there are any."""
+    skipped = min(start, r.end) - r.start
+    if skipped:
+        log.info(
+            "%s[%d]: offsets [%d, %d) committed by an earlier attempt, not copied again",
+            r.topic, r.partition, r.start, r.start + skipped,
+        )  # fmt: skip
+    return skipped
+
+
 def _copy_in_transaction(
     spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange
 ) -> RangeSummary:
@@ -521,12 +533,7 @@ def _copy_in_transaction(
             log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
         _drop_producer(producer)
         raise
-    skipped = min(start, r.end) - r.start
-    if skipped:
-        log.info(
-            "%s[%d]: offsets [%d, %d) committed by an earlier attempt, not copied again",
-            r.topic, r.partition, r.start, r.start + skipped,
-        )  # fmt: skip
+    skipped = skipped_below(r, start)
     summary = RangeSummary(r.topic, r.partition, r.start, r.end, acks.last, count, skipped)
     if stats is not None:
         summary = replace(summary, stats=stats.acked(now_ms()))
@@ -542,4 +549,5 @@ __all__ = [
     "SyncSender",
     "copy_range",
     "next_to_copy",
+    "skipped_below",
 ]

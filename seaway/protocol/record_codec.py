@@ -31,7 +31,16 @@ from seaway.protocol.records import (
 )
 from seaway.protocol.varint import VarintError, encode_varint, read_varint
 
-__all__ = ["Record", "build_batch", "decode_records"]
+__all__ = [
+    "CONTROL_ABORT",
+    "CONTROL_COMMIT",
+    "Record",
+    "build_batch",
+    "control_type",
+    "decode_records",
+    "record_keys_present",
+    "record_timestamps",
+]
 
 Header = tuple[bytes, bytes | None]
 
@@ -143,3 +152,29 @@ def build_batch(
     ) + compress(compression, payload)
     head = struct.pack(">qiibI", 0, len(tail) + 9, -1, 2, crc32c(tail))
     return head + tail
+
+
+# --- lookups that need record granularity (the produce and fetch paths never do) --------------
+
+
+def record_timestamps(batch: bytes | bytearray | memoryview) -> list[tuple[int, int]]:
+    """``(offset, timestamp)`` of every record of one whole batch (ListOffsets by time)."""
+    return [(r.offset, r.timestamp) for r in decode_records(batch)[1]]
+
+
+def record_keys_present(batch: bytes | bytearray | memoryview) -> bool:
+    """Whether every record of a whole batch has a non-null key (compacted topics need it)."""
+    return all(r.key is not None for r in decode_records(batch)[1])
+
+
+CONTROL_ABORT = 0
+CONTROL_COMMIT = 1
+
+
+def control_type(batch: bytes | bytearray | memoryview) -> int:
+    """The type of a control batch's record: 0 ABORT, 1 COMMIT (key ``version, type``)."""
+    records = decode_records(batch)[1]
+    key = records[0].key if records else None
+    if key is None or len(key) < 4:
+        raise InvalidBatch("control record without a key")
+    return int(struct.unpack_from(">h", key, 2)[0])

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from crc32c import crc32c
 
-from seaway.protocol.varint import VarintError, encode_varint, read_varint
+from seaway.protocol.varint import encode_varint
 
 __all__ = [
     "BATCH_OVERHEAD",
@@ -238,12 +238,6 @@ def set_log_append_time(buf: bytearray, pos: int, timestamp: int) -> None:
     struct.pack_into(">I", buf, pos + 17, crc32c(memoryview(buf)[pos + _CRC_START : end]))
 
 
-class _RecordHead(NamedTuple):
-    offset_delta: int
-    timestamp_delta: int
-    key: bytes | None
-
-
 def restamp_producer(
     buf: bytearray,
     pos: int,
@@ -269,62 +263,3 @@ def restamp_producer(
     end = pos + header.size
     struct.pack_into(">I", buf, pos + 17, crc32c(memoryview(buf)[pos + _CRC_START : end]))
     return header
-
-
-def _records(batch: bytes | bytearray | memoryview) -> tuple[BatchHeader, Iterator[_RecordHead]]:
-    """The header of a whole batch and its records' leading fields (decompressed if needed).
-
-    Only lookups that need record granularity use this (timestamps, keys of compacted
-    topics, control markers); the produce and fetch paths never look at records.
-    """
-    from seaway.protocol.compression import decompress
-
-    header = parse_header(batch, 0)
-    data = decompress(header.compression, bytes(batch[BATCH_OVERHEAD : header.size]))
-
-    def walk() -> Iterator[_RecordHead]:
-        pos = 0
-        try:
-            for _ in range(header.records_count):
-                length, pos = read_varint(data, pos)
-                end = pos + length
-                ts_delta, pos = read_varint(data, pos + 1)  # after the attributes byte
-                offset_delta, pos = read_varint(data, pos)
-                key_length, pos = read_varint(data, pos)
-                key = data[pos : pos + key_length] if key_length >= 0 else None
-                yield _RecordHead(offset_delta, ts_delta, key)
-                pos = end
-        except VarintError as error:
-            raise InvalidBatch(str(error)) from None
-
-    return header, walk()
-
-
-def record_timestamps(batch: bytes) -> list[tuple[int, int]]:
-    """``(offset, timestamp)`` of every record of one whole batch."""
-    header, records = _records(batch)
-    if header.attributes & ATTR_TIMESTAMP_TYPE:  # LogAppendTime: one time for all records
-        return [(header.base_offset + i, header.max_timestamp) for i in range(header.records_count)]
-    return [
-        (header.base_offset + r.offset_delta, header.base_timestamp + r.timestamp_delta)
-        for r in records
-    ]
-
-
-def record_keys_present(batch: bytes | bytearray | memoryview) -> bool:
-    """Whether every record of a whole batch has a non-null key (compacted topics need it)."""
-    _, records = _records(batch)
-    return all(r.key is not None for r in records)
-
-
-CONTROL_ABORT = 0
-CONTROL_COMMIT = 1
-
-
-def control_type(batch: bytes | bytearray | memoryview) -> int:
-    """The type of a control batch's record: 0 ABORT, 1 COMMIT (key ``version, type``)."""
-    _, records = _records(batch)
-    key = next(records).key
-    if key is None or len(key) < 4:
-        raise InvalidBatch("control record without a key")
-    return struct.unpack_from(">h", key, 2)[0]

@@ -80,3 +80,36 @@ def consume_all(
     finally:
         consumer.close()
     return out
+
+
+def read_partition(
+    bootstrap: str, topic: str, *, committed: bool = True, partition: int = 0
+) -> list[Any]:
+    """Every record of one partition a read_committed (or read_uncommitted) consumer sees,
+    to the partition's end (its LSO when committed)."""
+    import uuid
+
+    from confluent_kafka import TopicPartition
+
+    consumer = Consumer(
+        quiet(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": f"read-{uuid.uuid4().hex[:6]}",
+                "isolation.level": "read_committed" if committed else "read_uncommitted",
+                "enable.partition.eof": True,
+            }
+        )
+    )
+    consumer.assign([TopicPartition(topic, partition, 0)])
+    out: list[Any] = []
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline:
+            messages = consumer.consume(500, 0.2)
+            out += [m for m in messages if m.error() is None]
+            if any(m.error() is not None and m.error().code() == -191 for m in messages):
+                return out
+        raise AssertionError(f"{topic}: no end of partition within 30 s")
+    finally:
+        consumer.close()

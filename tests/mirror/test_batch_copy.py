@@ -16,7 +16,7 @@ import uuid
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.kafka.cluster import LATEST, KafkaCluster, list_offset
@@ -29,7 +29,7 @@ from seaway.protocol.record_codec import Record, _encode_record, build_batch, de
 from seaway.protocol.records import BATCH_OVERHEAD, iter_batches, parse_header
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.planner import OffsetRange
-from tests.broker.clients import quiet
+from tests.broker.clients import quiet, read_partition
 
 BASE_MS = (int(time.time()) - 3600) * 1000  # recent: the broker's 7-day retention
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
@@ -102,28 +102,7 @@ def raw_batches(bootstrap: str, topic: str) -> list[FetchedBatch]:
 
 
 def messages(bootstrap: str, topic: str, committed: bool = True) -> list[Any]:
-    consumer = Consumer(
-        quiet(
-            {
-                "bootstrap.servers": bootstrap,
-                "group.id": f"read-{uuid.uuid4().hex[:6]}",
-                "isolation.level": "read_committed" if committed else "read_uncommitted",
-                "enable.partition.eof": True,
-            }
-        )
-    )
-    consumer.assign([TopicPartition(topic, 0, 0)])
-    out: list[Any] = []
-    deadline = time.monotonic() + 30
-    try:
-        while time.monotonic() < deadline:
-            batch = consumer.consume(500, 0.2)
-            out += [m for m in batch if m.error() is None]
-            if any(m.error() is not None and m.error().code() == -191 for m in batch):
-                return out
-        raise AssertionError(f"{topic}: no end of partition within 30 s")
-    finally:
-        consumer.close()
+    return read_partition(bootstrap, topic, committed=committed)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Producer
 from confluent_kafka.admin import (
     AdminClient,
     AlterConfigOpType,
@@ -24,7 +24,7 @@ from seaway.mirror.formats import OffsetSync
 from seaway.mirror.lag import stored_offsets
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.planner import OffsetRange
-from tests.broker.clients import quiet
+from tests.broker.clients import quiet, read_partition
 
 RECORDS = 150
 BIG = 120  # the record the remote topic first refuses (over its max.message.bytes)
@@ -34,29 +34,7 @@ BASE_MS = (int(time.time()) - 3600) * 1000
 
 
 def _messages(bootstrap: str, topic: str, committed: bool = True) -> list[Any]:
-    """Every record of partition 0 a read_committed (or read_uncommitted) consumer sees."""
-    consumer = Consumer(
-        quiet(
-            {
-                "bootstrap.servers": bootstrap,
-                "group.id": f"read-{uuid.uuid4().hex[:6]}",
-                "isolation.level": "read_committed" if committed else "read_uncommitted",
-                "enable.partition.eof": True,
-            }
-        )
-    )
-    consumer.assign([TopicPartition(topic, 0, 0)])
-    out: list[Any] = []
-    deadline = time.monotonic() + 30
-    try:
-        while time.monotonic() < deadline:  # until the end of the partition (or its LSO)
-            messages = consumer.consume(500, 0.2)
-            out += [m for m in messages if m.error() is None]
-            if any(m.error() is not None and m.error().code() == -191 for m in messages):
-                return out
-        raise AssertionError(f"{topic}: no end of partition within 30 s")
-    finally:
-        consumer.close()
+    return read_partition(bootstrap, topic, committed=committed)
 
 
 def _records(bootstrap: str, topic: str, committed: bool = True) -> dict[int, bytes]:

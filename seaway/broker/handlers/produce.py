@@ -17,12 +17,8 @@ from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.partition import PartitionLog
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
-from seaway.protocol.records import (
-    InvalidBatch,
-    iter_batches,
-    record_keys_present,
-    validate_batch,
-)
+from seaway.protocol.record_codec import record_keys_present
+from seaway.protocol.records import InvalidBatch, iter_batches, validate_batch
 
 log = logging.getLogger(__name__)
 

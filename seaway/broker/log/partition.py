@@ -21,14 +21,12 @@ from seaway.broker.log.segment import Segment
 from seaway.broker.log.txn_index import AbortedTxn, AbortedTxnIndex
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import Buffer
+from seaway.protocol.record_codec import CONTROL_ABORT, control_type, record_timestamps
 from seaway.protocol.records import (
-    CONTROL_ABORT,
     BatchHeader,
     control_batch,
-    control_type,
     iter_batches,
     parse_header,
-    record_timestamps,
     set_base_offset,
     set_log_append_time,
 )

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from seaway.protocol.record_codec import (
+    CONTROL_ABORT,
+    CONTROL_COMMIT,
+    control_type,
+    record_keys_present,
+    record_timestamps,
+)
 from seaway.protocol.records import (
     InvalidBatch,
     control_batch,
     iter_batches,
-    record_keys_present,
-    record_timestamps,
     set_base_offset,
     set_log_append_time,
     validate_batch,
@@ -81,3 +86,12 @@ def test_control_batch_is_a_valid_transaction_marker() -> None:
     header = validate_batch(marker)
     assert header.is_control and header.is_transactional
     assert (header.base_offset, header.records_count, header.producer_id) == (7, 1, 3)
+
+
+def test_control_batches_say_commit_or_abort() -> None:
+    for commit, kind in ((True, CONTROL_COMMIT), (False, CONTROL_ABORT)):
+        marker = control_batch(
+            base_offset=7, producer_id=3, producer_epoch=1, commit=commit,
+            coordinator_epoch=0, timestamp=1,
+        )  # fmt: skip
+        assert control_type(marker) == kind
