@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from seaway.connect.api.structs import TopicPartition
 from seaway.kafka.cluster import KafkaCluster
-from seaway.kafka.fetcher import FetchedBatch, PartitionFetcher
+from seaway.kafka.fetcher import CorruptBatchError, FetchedBatch, PartitionFetcher
 from seaway.kafka.partitioner import partition_for_key
 from seaway.kafka.producer import BatchProducer, Delivery, ProduceError
 from seaway.mirror.copier import (
@@ -45,6 +45,7 @@ from seaway.mirror.copier import (
     skipped_below,
 )
 from seaway.mirror.metrics import RunningStats, now_ms
+from seaway.protocol.batch_merge import can_merge, merge_batches
 from seaway.protocol.record_codec import Record, build_batch, decode_records
 from seaway.protocol.records import ATTR_TIMESTAMP_TYPE, BATCH_OVERHEAD
 from seaway.spark.kafka.options import SourceOptions
@@ -53,7 +54,7 @@ from seaway.spark.kafka.reader import data_loss
 
 log = logging.getLogger(__name__)
 
-__all__ = ["batch_path_supported", "copy_range_batches"]
+__all__ = ["Outgoing", "batch_path_supported", "copy_range_batches"]
 
 _DEFAULT_MAX_MESSAGE_BYTES: Final = 1_048_588
 _RECORD_OVERHEAD: Final = 24  # a record's varints and attributes, at most, beside its bytes
@@ -146,22 +147,65 @@ def _chunks(records: list[Record], max_bytes: int) -> Iterator[list[Record]]:
         yield chunk
 
 
-def outgoing(
-    batch: FetchedBatch, start: int, end: int, max_bytes: int
-) -> Iterator[tuple[bytes | memoryview, Sequence[int]]]:
-    """What to send for one source batch: ``(batch bytes, upstream offsets it holds)``.
+Upstream = list[Sequence[int]]
+r"""The upstream offsets a sent batch holds, as runs: one per source batch (``range``\ s),
+or the offsets kept of a rebuilt one (a list)."""
 
-    The batch itself when it can go whole; else its records in ``[start, end)``, rebuilt
-    contiguous, restamped CreateTime and cut to fit *max_bytes*, with the same codec.
+MERGE_BELOW: Final = 64 << 10
+"""Uncompressed source batches smaller than this are joined before they are sent."""
+MERGE_TARGET: Final = 1 << 20
+"""How many bytes of small batches are joined into one (at most ``max.message.bytes``)."""
+
+
+class Outgoing:
+    """Turns a range's source batches into the batches to send, in order.
+
+    A batch goes whole when it can; small uncompressed ones are joined
+    (:func:`~seaway.protocol.batch_merge.merge_batches`: one Produce request instead of
+    many); the rest are opened and rebuilt (:func:`_rebuilt`).
     """
-    header = batch.header
-    if _fits_whole(header, start, end, max_bytes):
-        yield batch.data, range(header.base_offset, header.next_offset)
-        return
+
+    def __init__(self, start: int, end: int, max_bytes: int) -> None:
+        self.start, self.end, self.max_bytes = start, end, max_bytes
+        self.target = min(MERGE_TARGET, max_bytes)
+        self.pending: list[FetchedBatch] = []
+        self.pending_bytes = 0
+
+    def add(self, batch: FetchedBatch) -> Iterator[tuple[bytes | memoryview, Upstream]]:
+        """What to send now that *batch* came (possibly nothing yet)."""
+        header = batch.header
+        if not _fits_whole(header, self.start, self.end, self.max_bytes):
+            yield from self.flush()
+            yield from _rebuilt(batch, self.start, self.end, self.max_bytes)
+            return
+        if header.size >= MERGE_BELOW or not can_merge(header):
+            yield from self.flush()
+            yield batch.data, [range(header.base_offset, header.next_offset)]
+            return
+        if self.pending_bytes + header.size > self.target:
+            yield from self.flush()
+        self.pending.append(batch)
+        self.pending_bytes += header.size
+
+    def flush(self) -> Iterator[tuple[bytes | memoryview, Upstream]]:
+        """Send what is held back."""
+        pending, self.pending, self.pending_bytes = self.pending, [], 0
+        runs = [range(b.header.base_offset, b.header.next_offset) for b in pending]
+        if len(pending) == 1:
+            yield pending[0].data, runs
+        elif pending:
+            yield merge_batches([(b.header, b.data) for b in pending]), runs
+
+
+def _rebuilt(
+    batch: FetchedBatch, start: int, end: int, max_bytes: int
+) -> Iterator[tuple[bytes, Upstream]]:
+    """A batch's records in ``[start, end)``, rebuilt contiguous, restamped CreateTime and
+    cut to fit *max_bytes*, with the same codec."""
     _, records = decode_records(batch.data)
     kept = [r for r in records if start <= r.offset < end]
     for chunk in _chunks(kept, max_bytes):
-        yield build_batch(chunk, compression=header.compression), [r.offset for r in chunk]
+        yield build_batch(chunk, compression=batch.header.compression), [[r.offset for r in chunk]]
 
 
 # --- the copy ---------------------------------------------------------------------------------
@@ -200,34 +244,49 @@ class _Copy:
         batches = fetcher.batches(
             start, r.end, timeout_s=options.poll_timeout_ms / 1000, on_data_loss=on_data_loss
         )
+        outgoing = Outgoing(start, r.end, max_bytes)
         try:
-            for batch in batches:
-                if self.stats is not None:  # MM2's record age is taken when it is read
-                    h = batch.header
-                    count = min(h.last_offset, r.end - 1) - max(h.base_offset, start) + 1
-                    self.stats.add_batch(count, h.size, h.base_timestamp, h.max_timestamp, now_ms())
-                for data, upstream in outgoing(batch, start, r.end, max_bytes):
-                    self.producer.send(self.remote, r.partition, data, tag=upstream)
+            try:
+                for batch in batches:
+                    if self.stats is not None:  # MM2's record age is taken when it is read
+                        h = batch.header
+                        count = min(h.last_offset, r.end - 1) - max(h.base_offset, start) + 1
+                        now = now_ms()
+                        self.stats.add_batch(count, h.size, h.base_timestamp, h.max_timestamp, now)
+                    self.send(outgoing.add(batch))
+            except CorruptBatchError:  # what came before it is good: copy it, then stop
+                self.send(outgoing.flush())
+                self.producer.flush()
                 self.fold(self.producer.take_acked())
+                raise
+            self.send(outgoing.flush())
             self.producer.flush()
         except ProduceError as error:
             raise RuntimeError(f"Mirroring {r.topic}[{r.partition}] failed: {error}") from error
+        self.fold(self.producer.take_acked())
+
+    def send(self, batches: Iterator[tuple[bytes | memoryview, Upstream]]) -> None:
+        """Send batches to the remote partition; fold what was acknowledged meanwhile."""
+        for data, upstream in batches:
+            self.producer.send(self.remote, self.range.partition, data, tag=upstream)
         self.fold(self.producer.take_acked())
 
     def fold(self, acked: list[Delivery]) -> None:
         """Map acknowledged batches to their target offsets; feed MM2's sync rule."""
         writer = self.syncs.writer
         for delivery in acked:
-            upstream: Sequence[int] | None = delivery.tag
-            if upstream is None:  # the MM2 offset record of an exactly-once range
-                continue
-            self.records += len(upstream)
-            self.last = upstream[-1]
-            if writer is None or delivery.base_offset < 0:
+            runs: Upstream | None = delivery.tag
+            if runs is None:  # the MM2 offset record of an exactly-once range
                 continue
             base = delivery.base_offset
-            downstream = range(base, base + len(upstream))
-            self.syncs.add(writer.queue_offset_syncs_run(self.partition, upstream, downstream))
+            for upstream in runs:
+                self.records += len(upstream)
+                self.last = upstream[-1]
+                if writer is not None and base >= 0:
+                    downstream = range(base, base + len(upstream))
+                    syncs = writer.queue_offset_syncs_run(self.partition, upstream, downstream)
+                    self.syncs.add(syncs)
+                base += len(upstream)
 
     def summary(self, skipped: int = 0) -> RangeSummary:
         r = self.range
