@@ -27,7 +27,7 @@ from seaway.kafka.connection import Connection, KafkaConnectionError, Pending
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.protocol.record_codec import CONTROL_ABORT, control_type
-from seaway.protocol.records import BatchHeader, InvalidBatch, iter_batches, validate_batch
+from seaway.protocol.records import BatchHeader, InvalidBatch, check_crc, iter_batches
 
 __all__ = ["CorruptBatchError", "FetchedBatch", "PartitionFetcher"]
 
@@ -245,7 +245,7 @@ class PartitionFetcher:
                     continue
                 if header.base_offset >= end:
                     break
-                validate_batch(view, pos)
+                check_crc(view, pos, header)
                 batch = view[pos : pos + header.size]
                 if self.isolation == READ_COMMITTED and header.has_producer_id:
                     while aborted and aborted[0][0] <= header.last_offset:

@@ -190,7 +190,12 @@ class Outgoing:
     def flush(self) -> Iterator[tuple[bytes | memoryview, Upstream]]:
         """Send what is held back."""
         pending, self.pending, self.pending_bytes = self.pending, [], 0
-        runs = [range(b.header.base_offset, b.header.next_offset) for b in pending]
+        runs: Upstream = []
+        for b in pending:  # consecutive batches make one run
+            if runs and runs[-1].stop == b.header.base_offset:  # type: ignore[attr-defined]
+                runs[-1] = range(runs[-1].start, b.header.next_offset)  # type: ignore[attr-defined]
+            else:
+                runs.append(range(b.header.base_offset, b.header.next_offset))
         if len(pending) == 1:
             yield pending[0].data, runs
         elif pending:
@@ -267,9 +272,12 @@ class _Copy:
 
     def send(self, batches: Iterator[tuple[bytes | memoryview, Upstream]]) -> None:
         """Send batches to the remote partition; fold what was acknowledged meanwhile."""
+        sent = False
         for data, upstream in batches:
             self.producer.send(self.remote, self.range.partition, data, tag=upstream)
-        self.fold(self.producer.take_acked())
+            sent = True
+        if sent:
+            self.fold(self.producer.take_acked())
 
     def fold(self, acked: list[Delivery]) -> None:
         """Map acknowledged batches to their target offsets; feed MM2's sync rule."""

@@ -141,21 +141,29 @@ def parse_header(
 
 
 def validate_batch(buf: bytes | bytearray | memoryview, pos: int = 0) -> BatchHeader:
-    """Parse and fully check the batch at ``pos``: framing, counts and CRC-32C."""
+    """Parse and fully check the batch at ``pos`` as a producer must send it: framing,
+    contiguous offsets (a count matching the last offset delta) and CRC-32C."""
     header = parse_header(buf, pos)
     if header.last_offset_delta < 0 or header.records_count != header.last_offset_delta + 1:
         raise InvalidBatch(
             f"records count {header.records_count} does not match last offset delta "
             f"{header.last_offset_delta}"
         )
-    view = memoryview(buf)[pos + _CRC_START : pos + header.size]
-    actual = crc32c(view)
+    check_crc(buf, pos, header)
+    return header
+
+
+def check_crc(buf: bytes | bytearray | memoryview, pos: int, header: BatchHeader) -> None:
+    """Raise :class:`InvalidBatch` (corrupt) if the batch at ``pos`` fails its CRC-32C.
+
+    A stored batch may have offset gaps (compaction removed records): readers check only
+    this and the framing."""
+    actual = crc32c(memoryview(buf)[pos + _CRC_START : pos + header.size])
     if actual != header.crc:
         raise InvalidBatch(
             f"batch CRC mismatch: stored {header.crc:#010x}, computed {actual:#010x}",
             corrupt=True,
         )
-    return header
 
 
 def iter_batches(

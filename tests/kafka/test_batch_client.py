@@ -209,3 +209,24 @@ def test_partitioner_matches_java(bootstrap: str) -> None:
 
     for key in [b"", b"a", b"ab", b"abc", b"abcd", b"21", b'["MirrorSourceConnector",{}]']:
         assert partition_for_key(key, 25) == (murmur2(key) & 0x7FFFFFFF) % 25
+
+
+def test_fetched_batches_with_offset_gaps_are_not_corrupt(cluster: KafkaCluster) -> None:
+    """A compacted topic stores batches whose offsets have gaps; readers take them (only
+    producers must send contiguous batches)."""
+    import struct
+
+    from crc32c import crc32c
+
+    from seaway.protocol.record_codec import _encode_record
+
+    body = b"".join(_encode_record(d, 0, Record(d, 1, b"k", b"v")) for d in (0, 2, 5))
+    tail = bytearray(build_batch([Record(0, 1, b"k", b"v")])[21:61]) + body
+    struct.pack_into(">i", tail, 2, 5)  # lastOffsetDelta
+    struct.pack_into(">i", tail, 36, 3)  # recordsCount
+    gapped = struct.pack(">qiibI", 10, len(tail) + 9, 0, 2, crc32c(tail)) + bytes(tail)
+    fetcher = PartitionFetcher(cluster, "any", 0)
+    data = type("D", (), {"records": gapped, "aborted_transactions": ()})()
+    batches, after, corrupt = fetcher._committed(data, 10, 100)
+    assert corrupt is None and after == 16
+    assert [r.offset for r in decode_records(batches[0].data)[1]] == [10, 12, 15]

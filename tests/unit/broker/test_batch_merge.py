@@ -1,4 +1,5 @@
-"""Joining small uncompressed batches keeps every record's bytes, order and timestamp."""
+"""Joining small uncompressed batches keeps every record's bytes, order and timestamp, with
+the C loop and with the pure-Python one (which must give the same bytes)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import random
 
 import pytest
 
-from seaway.protocol.batch_merge import can_merge, merge_batches
+from seaway.protocol.batch_merge import accelerated, can_merge, merge_batches
 from seaway.protocol.record_codec import Record, build_batch, decode_records
 from seaway.protocol.records import parse_header, validate_batch
 
@@ -30,10 +31,33 @@ def _batches(seed: int) -> list[tuple[list[Record], bytes]]:
     return out
 
 
+def test_the_c_loop_is_built() -> None:
+    """`make` installs Seaway with a compiler at hand: the C loop must be there."""
+    assert accelerated(), "seaway.protocol._merge was not built (pip install -e . needs gcc)"
+
+
 @pytest.mark.parametrize("seed", range(20))
-def test_merged_batch_holds_every_record(seed: int) -> None:
+def test_c_and_python_loops_give_the_same_bytes(seed: int) -> None:
+    parts = [(parse_header(b), b) for _, b in _batches(seed)]
+    assert merge_batches(parts, accelerated=True) == merge_batches(parts, accelerated=False)
+
+
+def test_malformed_records_are_refused_by_both_loops() -> None:
+    from seaway.protocol.records import InvalidBatch
+
+    (_, good), *_ = _batches(1)
+    bad = bytearray(good)
+    bad[61] = 0x7F  # the first record's length varint: -64
+    for fast in (True, False):
+        with pytest.raises(InvalidBatch, match="cannot join"):
+            merge_batches([(parse_header(bad), bad)], accelerated=fast)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("seed", range(20))
+def test_merged_batch_holds_every_record(seed: int, fast: bool) -> None:
     batches = _batches(seed)
-    merged = bytearray(merge_batches([(parse_header(b), b) for _, b in batches]))
+    merged = bytearray(merge_batches([(parse_header(b), b) for _, b in batches], accelerated=fast))
     from seaway.protocol.records import restamp_producer
 
     restamp_producer(merged, 0, producer_id=-1, producer_epoch=-1, base_sequence=-1,
