@@ -32,6 +32,10 @@ prerequisites:
 	  echo "error: $(PYTHON) lacks venv/ensurepip (Debian: apt-get install python3-venv)"; exit 1; }
 	@{ test -n "$$JAVA_HOME" && test -x "$$JAVA_HOME/bin/java"; } || command -v java >/dev/null 2>&1 || { \
 	  echo "error: Spark needs Java 17+ and none was found (Debian: apt-get install openjdk-17-jre-headless, or set JAVA_HOME)"; exit 1; }
+	@{ command -v cc || command -v gcc; } >/dev/null 2>&1 || { \
+	  echo "error: Seaway builds one small C extension and no C compiler was found (Debian: apt-get install gcc)"; exit 1; }
+	@$(PYTHON) -c 'import os, sysconfig, sys; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")) else 1)' || { \
+	  echo "error: $(PYTHON) has no C headers (Python.h) to build Seaway's extension with (Debian: apt-get install python3-dev)"; exit 1; }
 
 $(STAMP): pyproject.toml | prerequisites
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -10,6 +10,9 @@ timestamps byte for byte), its header made the target producer's
 (:func:`~seaway.protocol.records.restamp_producer`). Control batches, and under
 read_committed aborted ones, are dropped.
 
+Small uncompressed batches (a source written with ``linger.ms=0``) are joined into one of
+up to 1 MB before they are sent (:mod:`seaway.protocol.batch_merge`: only each record's
+offset and timestamp deltas are rewritten), so each costs no Produce request of its own.
 A batch is opened (:mod:`seaway.protocol.record_codec`) only when its records must change:
 it straddles an edge of the range (only the records inside are copied), it has offset gaps
 left by compaction (Kafka takes only contiguous batches on produce), it carries
@@ -155,6 +158,7 @@ MERGE_BELOW: Final = 64 << 10
 """Uncompressed source batches smaller than this are joined before they are sent."""
 MERGE_TARGET: Final = 1 << 20
 """How many bytes of small batches are joined into one (at most ``max.message.bytes``)."""
+_JOIN_GROWTH: Final = 16  # timestamp (10) + offset (5) + length (+1) varints, at most
 
 
 class Outgoing:
@@ -167,9 +171,9 @@ class Outgoing:
 
     def __init__(self, start: int, end: int, max_bytes: int) -> None:
         self.start, self.end, self.max_bytes = start, end, max_bytes
-        self.target = min(MERGE_TARGET, max_bytes)
+        self.target = min(MERGE_TARGET, max_bytes - BATCH_OVERHEAD)
         self.pending: list[FetchedBatch] = []
-        self.pending_bytes = 0
+        self.pending_bytes = 0  # what the joined batch may take, at most
 
     def add(self, batch: FetchedBatch) -> Iterator[tuple[bytes | memoryview, Upstream]]:
         """What to send now that *batch* came (possibly nothing yet)."""
@@ -182,10 +186,12 @@ class Outgoing:
             yield from self.flush()
             yield batch.data, [range(header.base_offset, header.next_offset)]
             return
-        if self.pending_bytes + header.size > self.target:
+        # A joined record's rewritten varints may take up to _JOIN_GROWTH bytes more.
+        size = header.size + _JOIN_GROWTH * header.records_count
+        if self.pending and self.pending_bytes + size > self.target:
             yield from self.flush()
         self.pending.append(batch)
-        self.pending_bytes += header.size
+        self.pending_bytes += size
 
     def flush(self) -> Iterator[tuple[bytes | memoryview, Upstream]]:
         """Send what is held back."""

@@ -349,3 +349,23 @@ def test_gapped_batch_is_rebuilt_contiguous() -> None:
     rebuilt_header, rebuilt = decode_records(data)
     assert rebuilt_header.last_offset_delta == 2 and rebuilt_header.records_count == 3
     assert [(r.timestamp, r.value) for r in rebuilt] == [(r.timestamp, r.value) for r in records]
+
+
+def test_small_batches_are_joined_within_the_target_limit(clusters: tuple[str, str]) -> None:
+    """A source written a few records at a time is sent in few, larger batches, none over
+    the remote topic's max.message.bytes, every record as it was."""
+    a, b = clusters
+    flow = Flow(a, b, remote_config={"max.message.bytes": "6000"})
+    producer = Producer(quiet({"bootstrap.servers": a, "linger.ms": 0, "batch.size": 400}))
+    rows = _rows(400)
+    for key, value, ts in rows:
+        producer.produce(flow.source, value, key, 0, timestamp=ts, headers=[("h", key)])
+        producer.poll(0)
+    assert producer.flush(30) == 0
+    source = raw_batches(a, flow.source)
+    assert len(source) > 50
+    assert flow.copy().records == 400
+    copied = raw_batches(b, flow.remote)
+    assert len(copied) < len(source) / 5
+    assert max(batch.header.size for batch in copied) <= 6000
+    assert _records(copied) == _records(source)
