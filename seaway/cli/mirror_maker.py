@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 from typing import Any
 
 from seaway.config import ConfigException
@@ -31,11 +30,12 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigException, OSError) as error:
         print(f"ERROR {args.config}: {error}", file=sys.stderr, flush=True)
         return 1
-    stopping = threading.Event()
 
     def on_signal(*_: Any) -> None:
-        stopping.set()
-        maker.stop()
+        # Only ask: the handler runs on the main thread between two bytecodes, maybe in the
+        # middle of a Py4J call of a driver job; stopping Spark from there can deadlock.
+        # run() returns at once and the finally block below stops everything.
+        maker.request_stop()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)

@@ -262,6 +262,10 @@ class MirrorMaker:
                     log.exception("%s failed; retrying in %.0f s", job.name, job.interval)
                 job.due = time.monotonic() + job.interval
 
+    def request_stop(self) -> None:
+        """Make :meth:`run` return (safe from a signal handler); :meth:`stop` stops."""
+        self._stop.set()
+
     def stop(self) -> None:
         self._stop.set()
         for beats in self.heartbeats.values():
