@@ -62,6 +62,10 @@ SPARK_MASTER: Final = "spark.master"
 # Records per micro-batch and flow (Spark's maxOffsetsPerTrigger): bounds a batch, and an
 # exactly-once transaction, whatever the backlog on the source.
 MAX_RECORDS_PER_BATCH: Final = "seaway.max.records.per.batch"
+MAX_RECORDS_PER_BATCH_DEFAULT: Final = 10_000_000
+"""A task streams its range (memory does not grow with it); each micro-batch costs Spark's
+planning, a summary commit and a rebuilt batch at each range edge: ~5-10 s of copying per
+micro-batch on two cores, about MM2's offset flush interval (10 s)."""
 _REACH_TIMEOUT_S: Final = 15.0
 _HEALTH_S: Final = 0.5
 EXACTLY_ONCE_SOURCE_SUPPORT: Final = "exactly.once.source.support"
@@ -189,7 +193,9 @@ class MirrorMaker:
             worker = self.config.worker_config(pair)
             settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
             settings.metrics_url = self.metrics_server.report_url
-            batch = monitoring.positive_int(raw, MAX_RECORDS_PER_BATCH, 2_000_000, str(pair))
+            batch = monitoring.positive_int(
+                raw, MAX_RECORDS_PER_BATCH, MAX_RECORDS_PER_BATCH_DEFAULT, str(pair)
+            )
             settings.spark_options.setdefault("maxOffsetsPerTrigger", str(batch))
             canary = monitoring.flow_canary(raw, settings)
             if canary is not None:
