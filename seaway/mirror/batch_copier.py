@@ -102,9 +102,12 @@ def _producer(spec: MirrorCopySpec, transactional_id: str | None = None) -> Batc
 
 
 def _drop(producer: BatchProducer) -> None:
+    """Forget a producer that failed, and its connections: answers still on their way
+    to it must not reach the next producer (they are reopened on next use)."""
     with _LOCK:
         for key in [k for k, p in _PRODUCERS.items() if p is producer]:
             del _PRODUCERS[key]
+    producer.cluster.close()
 
 
 def _max_message_bytes(cluster: KafkaCluster, topic: str) -> int:
