@@ -297,6 +297,22 @@ class BatchProducer:
             call, f"{what} ({self.transactional_id})", self.delivery_timeout_s
         )
 
+    def _simple_txn_request(self, api_key: int, what: str, **fields: Any) -> None:
+        """A request to the transaction coordinator naming this producer (AddOffsetsToTxn,
+        EndTxn) whose answer is one error code; retried as :meth:`_txn_request`."""
+
+        def build(connection: Connection) -> None:
+            cls = connection.request_class(api_key, 0, 3)
+            ids = {
+                "transactional_id": self.transactional_id,
+                "producer_id": self.producer_id,
+                "producer_epoch": self.producer_epoch,
+            }
+            response = connection.request(make(cls, **ids, **fields))
+            raise_for(response.error_code, what)
+
+        self._txn_request(what, build)
+
     def _add_partition(self, topic: str, partition: int) -> None:
         def build(connection: Connection) -> None:
             cls = connection.request_class(_ADD_PARTITIONS_TO_TXN, 0, 3)
@@ -321,19 +337,6 @@ class BatchProducer:
     def send_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
         """Commit *offsets* for *group_id* as part of the transaction."""
         self._check_usable()
-
-        def add(connection: Connection) -> None:
-            cls = connection.request_class(_ADD_OFFSETS_TO_TXN, 0, 3)
-            response = connection.request(
-                make(
-                    cls,
-                    transactional_id=self.transactional_id,
-                    producer_id=self.producer_id,
-                    producer_epoch=self.producer_epoch,
-                    group_id=group_id,
-                )
-            )
-            raise_for(response.error_code, f"AddOffsetsToTxn({group_id})")
 
         def commit(connection: Connection) -> None:
             cls = connection.request_class(_TXN_OFFSET_COMMIT, 0, 3)
@@ -370,7 +373,9 @@ class BatchProducer:
                 for p in topic.partitions:
                     raise_for(p.error_code, f"TxnOffsetCommit({group_id}, {topic.name})")
 
-        self._txn_request("AddOffsetsToTxn", add)
+        self._simple_txn_request(
+            _ADD_OFFSETS_TO_TXN, f"AddOffsetsToTxn({group_id})", group_id=group_id
+        )
         self._txn_request("TxnOffsetCommit", commit, (group_id, GROUP))
 
     def commit(self) -> None:
@@ -390,20 +395,7 @@ class BatchProducer:
             self._failed = self._failed or "aborted"
 
     def _end(self, committed: bool) -> None:
-        def build(connection: Connection) -> None:
-            cls = connection.request_class(_END_TXN, 0, 3)
-            response = connection.request(
-                make(
-                    cls,
-                    transactional_id=self.transactional_id,
-                    producer_id=self.producer_id,
-                    producer_epoch=self.producer_epoch,
-                    committed=committed,
-                )
-            )
-            raise_for(response.error_code, f"EndTxn(committed={committed})")
-
-        self._txn_request("EndTxn", build)
+        self._simple_txn_request(_END_TXN, f"EndTxn(committed={committed})", committed=committed)
         self._in_transaction = False
         for state in self._partitions.values():
             state.in_transaction = False
