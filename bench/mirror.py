@@ -27,9 +27,9 @@ What is measured (progress on stderr, results on stdout):
    ``clusters=A,B``, ``A->B.enabled=true``, ``A->B.topics=bench``, replication factors 1
    and ``spark.master=--master`` (default ``local[2]``): MM2's MirrorSource flow as a Spark
    query (remote topic ``A.bench`` created with the source's partitions; each task copies
-   its offset range A -> B itself, every record's partition, key, value, headers and
-   timestamp kept, offset syncs written; the sink stores MM2 offsets) plus the checkpoint
-   flow.
+   its offset range A -> B itself, record batches whole with Seaway's batch client, every
+   record's partition, key, value, headers and timestamp kept, offset syncs written; the
+   sink stores MM2 offsets) plus the checkpoint flow.
 
 Both copies are timed from their process start until B's end offsets (one ListOffsets
 per ``TICK_S``) sum to ``--records`` ("end to end"; kcat: until both ends of every pipe
@@ -95,7 +95,7 @@ KEY_BYTES = 8
 KCAT = "kcat"
 VARIANTS = ("kcat", "seaway")
 
-#: kcat -P settings = the producer settings of seaway/mirror/copier.py's copy.
+#: kcat -P settings = the record path's producer settings (seaway/mirror/copier.py).
 KCAT_PRODUCER = {"acks": "all", "linger.ms": "5", "batch.size": "1000000"}
 #: The fill producer (not timed against anything; as fast as it goes).
 FILL_PRODUCER: dict[str, str | int] = {

@@ -139,7 +139,8 @@ class PartitionFetcher:
 
         The first and the last batch may hold offsets outside the range: a batch is the
         unit the broker stores. Offsets no longer in the log, or a log that ends before
-        *end*, go to *on_data_loss*; no progress for *timeout_s* raises ``TimeoutError``.
+        *end*, go to *on_data_loss*; a retriable error (leader moved, connection lost) is
+        retried until *timeout_s* passes without progress, then raised.
         """
         position = start
         sent: tuple[Connection, Pending] | None = None

@@ -50,7 +50,7 @@ from seaway.mirror.copier import (
 from seaway.mirror.metrics import RunningStats, now_ms
 from seaway.protocol.batch_merge import can_merge, merge_batches
 from seaway.protocol.record_codec import Record, build_batch, decode_records
-from seaway.protocol.records import ATTR_TIMESTAMP_TYPE, BATCH_OVERHEAD
+from seaway.protocol.records import ATTR_TIMESTAMP_TYPE, BATCH_OVERHEAD, BatchHeader
 from seaway.spark.kafka.options import SourceOptions
 from seaway.spark.kafka.planner import OffsetRange
 from seaway.spark.kafka.reader import data_loss
@@ -123,7 +123,7 @@ def _max_message_bytes(cluster: KafkaCluster, topic: str) -> int:
 # --- what goes out for one source batch ---------------------------------------------------------
 
 
-def _fits_whole(header: Any, start: int, end: int, max_bytes: int) -> bool:
+def _fits_whole(header: BatchHeader, start: int, end: int, max_bytes: int) -> bool:
     return (
         header.base_offset >= start
         and header.last_offset < end

@@ -73,7 +73,6 @@ class MirrorCopySpec:
     exactly_once: bool = False
     target_alias: str = ""
     metrics_url: str | None = None  # the driver's MetricsServer.report_url; None: no metrics
-    copy_batches: bool = True  # False: the record path (clusters the batch client cannot reach)
 
     @property
     def transactional_id_prefix(self) -> str:

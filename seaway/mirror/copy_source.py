@@ -50,7 +50,7 @@ class MirrorCopyReader(KafkaMicroBatchReader):
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:  # type: ignore[override]
         assert isinstance(partition, KafkaRangePartition)
         options, spec = partition.options, self.spec
-        if spec.copy_batches and _batch_client_reaches(options, spec):
+        if _batch_client_reaches(options, spec):
             yield copy_range_batches(spec, options, partition.range).row()
         else:
             yield copy_range(spec, options, partition.range).row()
