@@ -32,12 +32,13 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from typing import Any, Final
+from typing import Final
 
 from seaway.connect.api.structs import TopicPartition
 from seaway.kafka.cluster import KafkaCluster
 from seaway.kafka.fetcher import CorruptBatchError, FetchedBatch, PartitionFetcher
 from seaway.kafka.partitioner import partition_for_key
+from seaway.kafka.pool import shared_cluster
 from seaway.kafka.producer import BatchProducer, Delivery, ProduceError
 from seaway.mirror.copier import (
     CONNECTOR_NAME,
@@ -57,36 +58,21 @@ from seaway.spark.kafka.reader import data_loss
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Outgoing", "batch_path_supported", "copy_range_batches"]
+__all__ = ["Outgoing", "copy_range_batches"]
 
 _DEFAULT_MAX_MESSAGE_BYTES: Final = 1_048_588
 _RECORD_OVERHEAD: Final = 24  # a record's varints and attributes, at most, beside its bytes
 
 # Per Python worker, as the record path's clients: Spark runs a worker's tasks one after
 # the other and reuses the worker, so connections and producer ids outlive a task.
-_CLUSTERS: dict[tuple[str, str], KafkaCluster] = {}
 _PRODUCERS: dict[tuple[str, str | None], BatchProducer] = {}
 _MAX_BYTES: dict[tuple[str, str], int] = {}
 _LOCK = threading.Lock()
 
 
-def batch_path_supported(config: dict[str, Any]) -> bool:
-    """Whether Seaway's batch client can reach a cluster with this client config
-    (plaintext only, for now: TLS and SASL clusters use the record path)."""
-    return str(config.get("security.protocol", "plaintext")).lower() == "plaintext"
-
-
-def _cluster(bootstrap_servers: str, client_id: str) -> KafkaCluster:
-    key = (bootstrap_servers, client_id)
-    with _LOCK:
-        cluster = _CLUSTERS.get(key)
-        if cluster is None:
-            cluster = _CLUSTERS[key] = KafkaCluster(bootstrap_servers, client_id=client_id)
-        return cluster
-
-
 def _target(spec: MirrorCopySpec) -> KafkaCluster:
-    return _cluster(spec.target_producer["bootstrap.servers"], f"seaway-mirror-{spec.target_alias}")
+    bootstrap = spec.target_producer["bootstrap.servers"]
+    return shared_cluster(bootstrap, f"seaway-mirror-{spec.target_alias}")
 
 
 def _producer(spec: MirrorCopySpec, transactional_id: str | None = None) -> BatchProducer:
@@ -243,7 +229,8 @@ class _Copy:
 
     def run(self, options: SourceOptions, start: int) -> None:
         r = self.range
-        source = _cluster(options.bootstrap_servers, f"seaway-mirror-{self.spec.source_alias}")
+        client_id = f"seaway-mirror-{self.spec.source_alias}"
+        source = shared_cluster(options.bootstrap_servers, client_id)
         fetcher = PartitionFetcher(
             source,
             r.topic,

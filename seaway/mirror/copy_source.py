@@ -27,7 +27,8 @@ from typing import Any, Final
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.types import StructType
 
-from seaway.mirror.batch_copier import batch_path_supported, copy_range_batches
+from seaway.kafka.pool import batch_client_reaches
+from seaway.mirror.batch_copier import copy_range_batches
 from seaway.mirror.copier import SUMMARY_FIELDS, MirrorCopySpec, copy_range
 from seaway.spark.kafka.options import KafkaOptionError, SourceOptions, parse_source_options
 from seaway.spark.kafka.stream import KafkaMicroBatchReader, KafkaRangePartition
@@ -62,7 +63,7 @@ _RECORD_PATH_LOGGED: set[str] = set()
 def _batch_client_reaches(options: SourceOptions, spec: MirrorCopySpec) -> bool:
     """Whether both clusters can be reached by the batch client; says once per flow why
     not (TLS/SASL clusters are copied record by record until the client supports them)."""
-    if batch_path_supported(options.kafka_params) and batch_path_supported(spec.target_producer):
+    if batch_client_reaches(options.kafka_params) and batch_client_reaches(spec.target_producer):
         return True
     flow = f"{spec.source_alias}->{spec.target_alias}"
     if flow not in _RECORD_PATH_LOGGED:

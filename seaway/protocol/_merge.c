@@ -16,36 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static int
-read_varint(const uint8_t *buf, Py_ssize_t len, Py_ssize_t *pos, int64_t *out)
-{
-    uint64_t result = 0;
-    int shift = 0;
-    for (;;) {
-        if (*pos >= len || shift > 63)
-            return -1;
-        uint8_t byte = buf[(*pos)++];
-        result |= (uint64_t)(byte & 0x7F) << shift;
-        if (!(byte & 0x80))
-            break;
-        shift += 7;
-    }
-    *out = (int64_t)((result >> 1) ^ (~(result & 1) + 1));
-    return 0;
-}
-
-static Py_ssize_t
-write_varint(uint8_t *out, int64_t value)
-{
-    uint64_t v = ((uint64_t)value << 1) ^ (uint64_t)(value >> 63);
-    Py_ssize_t n = 0;
-    while (v & ~(uint64_t)0x7F) {
-        out[n++] = (uint8_t)((v & 0x7F) | 0x80);
-        v >>= 7;
-    }
-    out[n++] = (uint8_t)v;
-    return n;
-}
+#include "_varint.h"
 
 static PyObject *
 merge_records(PyObject *self, PyObject *args)

@@ -1,9 +1,14 @@
 """Executor side of the source: read one offset range into Arrow record batches.
 
 A task reads exactly ``[start, end)`` of one partition, fixed by the driver, so a retried
-task yields the same records. Records are copied out of librdkafka once, into column
-lists, and leave as ``pyarrow.RecordBatch``es of bounded size: memory per task does not
-grow with the range.
+task yields the same records, as ``pyarrow.RecordBatch``es of bounded size: memory per
+task does not grow with the range.
+
+Two paths give the same rows. The batch path (plaintext clusters) fetches raw record
+batches with Seaway's batch client and decodes their records straight into Arrow's
+column buffers in C (:mod:`seaway.protocol.record_columns`): no Python object per record.
+The record path (clusters that need TLS or SASL, which the batch client does not speak
+yet) copies records out of librdkafka's messages into column lists.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from typing import Any
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
+from seaway.kafka.fetcher import CorruptBatchError, PartitionFetcher
+from seaway.kafka.pool import batch_client_reaches, shared_cluster
+from seaway.protocol.record_columns import BinaryColumn, Columns, decode_columns, section_of
 from seaway.spark.kafka.options import SourceOptions
 from seaway.spark.kafka.planner import OffsetRange
 from seaway.spark.kafka.schema import HEADER_TYPE, arrow_schema
@@ -117,8 +125,110 @@ class _Columns:
         return batch
 
 
-def read_range(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatch]:
-    """Yield the records of ``r`` as Arrow batches of at most BATCH_ROWS rows."""
+def read_range(
+    options: SourceOptions, r: OffsetRange, *, batch_client: bool | None = None
+) -> Iterator[pa.RecordBatch]:
+    """Yield the records of ``r`` as Arrow batches of at most BATCH_ROWS rows (or, on the
+    batch path, the records of one source batch if it holds more).
+
+    The batch path is taken where the batch client reaches the cluster (or as
+    *batch_client* says), the record path otherwise; both yield the same rows."""
+    if batch_client is None:
+        batch_client = batch_client_reaches(options.kafka_params)
+    if batch_client:
+        return _read_range_batches(options, r)
+    return _read_range_records(options, r)
+
+
+def _read_range_batches(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatch]:
+    """The batch path: raw batches fetched, their records decoded into Arrow buffers."""
+    cluster = shared_cluster(
+        options.bootstrap_servers, options.kafka_params.get("client.id", "seaway-spark")
+    )
+    fetcher = PartitionFetcher(
+        cluster,
+        r.topic,
+        r.partition,
+        read_committed=options.kafka_params.get("isolation.level") == "read_committed",
+    )
+
+    def on_data_loss(position: int, what: str, skip_to: int) -> int:
+        return data_loss(options, r, position, what, skip_to=skip_to)
+
+    def columns(sections: list[Any]) -> Iterator[pa.RecordBatch]:
+        try:
+            decoded = decode_columns(sections, r.start, r.end, headers=options.include_headers)
+        except ValueError as error:
+            raise CorruptBatchError(
+                f"Corrupt record batch in {r.topic}[{r.partition}]: {error}. Nothing at or "
+                "after it is read."
+            ) from None
+        if decoded.rows:  # a compacted batch may hold nothing of the range
+            yield _record_batch(decoded, r.topic, r.partition, options.include_headers)
+
+    sections: list[Any] = []
+    rows = size = 0
+    batches = fetcher.batches(
+        r.start, r.end, timeout_s=options.poll_timeout_ms / 1000, on_data_loss=on_data_loss
+    )
+    for batch in batches:
+        count = batch.header.records_count
+        if sections and rows + count > BATCH_ROWS:
+            yield from columns(sections)
+            sections, rows, size = [], 0, 0
+        section = section_of(batch.header, batch.data)
+        sections.append(section)
+        rows += count
+        size += len(section[0])
+        if rows >= BATCH_ROWS or size >= BATCH_BYTES:
+            yield from columns(sections)
+            sections, rows, size = [], 0, 0
+    if sections:
+        yield from columns(sections)
+
+
+def _binary(column: BinaryColumn, rows: int, kind: pa.DataType) -> pa.Array:
+    validity = pa.py_buffer(column.validity) if column.nulls else None
+    buffers = [validity, pa.py_buffer(column.offsets), pa.py_buffer(column.data)]
+    return pa.Array.from_buffers(kind, rows, buffers, null_count=column.nulls)
+
+
+def _record_batch(
+    columns: Columns, topic: str, partition: int, include_headers: bool
+) -> pa.RecordBatch:
+    """Spark's Kafka rows over the decoded buffers (no copy)."""
+    n = columns.rows
+    arrays = [
+        _binary(columns.keys, n, pa.binary()),
+        _binary(columns.values, n, pa.binary()),
+        pa.repeat(pa.scalar(topic, pa.string()), n),
+        pa.repeat(pa.scalar(partition, pa.int32()), n),
+        pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(columns.offsets)]),
+        pa.Array.from_buffers(_TIMESTAMP_TYPE, n, [None, pa.py_buffer(columns.timestamps)]),
+        pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(columns.timestamp_types)]),
+    ]
+    if include_headers:
+        headers = columns.headers
+        assert headers is not None
+        count = len(headers.keys.offsets) // 4 - 1  # headers in all
+        names = _binary(headers.keys, count, pa.string())
+        values = _binary(headers.values, count, pa.binary())
+        entries = pa.StructArray.from_arrays([names, values], fields=list(HEADER_TYPE))
+        validity = pa.py_buffer(headers.validity) if headers.nulls else None
+        arrays.append(
+            pa.Array.from_buffers(
+                pa.list_(HEADER_TYPE),
+                n,
+                [validity, pa.py_buffer(headers.offsets)],
+                null_count=headers.nulls,
+                children=[entries],
+            )
+        )
+    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema(include_headers))
+
+
+def _read_range_records(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatch]:
+    """The record path: records copied out of librdkafka's messages."""
     columns = _Columns(r.topic, r.partition, options.include_headers)
     for messages, offsets in message_batches(options, r):
         if len(columns) and len(columns) + len(offsets) > BATCH_ROWS:
