@@ -28,7 +28,8 @@ the clients:
    converters replaced by StringConverter unless ``--converter json``). Its start-up
    (stores, SparkSession) is timed separately and not counted. A fresh 1-partition topic is
    created, then a FileStreamSource (file -> topic) and a FileStreamSink (topic -> copy)
-   are POSTed to the REST API one after the other, so both run at once, as in Kafka's
+   are POSTed to the REST API one after the other (once the worker's Python workers are
+   warm, as on a running worker), so both run at once, as in Kafka's
    quickstart. Timed from the first POST until the copy has the input's size and is
    byte-identical to it ("end to end"; the copy is compared with the input incrementally,
    as it grows); "source only" is from the first POST until the topic's end offset
@@ -815,6 +816,9 @@ def run_seaway(
         run = SeawayRun(startup_seconds=0.0)
         try:
             connect.start()
+            warm_up = connect.herder.worker.warm_up
+            if warm_up is not None:  # a running worker: its Python workers have started
+                warm_up.join(60)
             run.startup_seconds = time.perf_counter() - started
             url = connect.rest.url
             progress(

@@ -177,11 +177,14 @@ class MirrorMaker:
 
     def start(self) -> None:
         from seaway.spark import spark_session
+        from seaway.spark.warmup import warm_up_in_background
 
         self.check_clusters()
         master = self.config.raw.get(SPARK_MASTER) or "local[*]"
         self.spark = spark_session(master, app_name="seaway-mirror-maker", records_in_jvm=False)
         register(self.spark)
+        # The flows' first tasks find their Python workers started (or starting).
+        warm_up_in_background(self.spark)
         raw = self.config.raw
         self.metrics_server = monitoring.metrics_server(raw)
         self._start_heartbeats()

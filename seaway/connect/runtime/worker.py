@@ -131,6 +131,7 @@ class Worker:
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
         self.spark: Any = None
+        self.warm_up: threading.Thread | None = None  # the Python workers' head start
         self._lock = threading.Lock()
         base = config.get("spark.checkpoint.dir")
         self._checkpoints = Path(base) if base else Path(tempfile.mkdtemp(prefix="seaway-connect-"))
@@ -144,6 +145,7 @@ class Worker:
         )
         from seaway.connect.runtime.queries.source import ConnectSourceDataSource
         from seaway.spark import spark_session
+        from seaway.spark.warmup import warm_up_in_background
 
         self.spark = spark_session(
             self.config.get("spark.master"),
@@ -154,6 +156,7 @@ class Worker:
         self.spark.dataSource.register(ConnectSourceDataSource)
         self.spark.dataSource.register(ConnectSinkDataSource)
         self.spark.dataSource.register(ConnectSinkReadSource)
+        self.warm_up = warm_up_in_background(self.spark)
         self._checkpoints.mkdir(parents=True, exist_ok=True)
 
     def stop(self) -> None:
