@@ -32,6 +32,22 @@ def bootstrap(broker: BrokerThread) -> str:
     return broker.bootstrap_servers
 
 
+# Two more brokers as clusters A and B, for the mirror and the Spark cluster tests.
+CLUSTER_CONFIG = {"group.initial.rebalance.delay.ms": 200, "num.partitions": 3}
+
+
+@pytest.fixture(scope="session")
+def cluster_a(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
+    with BrokerThread(tmp_path_factory.mktemp("cluster-a"), config=CLUSTER_CONFIG) as b:
+        yield b
+
+
+@pytest.fixture(scope="session")
+def cluster_b(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
+    with BrokerThread(tmp_path_factory.mktemp("cluster-b"), config=CLUSTER_CONFIG) as b:
+        yield b
+
+
 @pytest.fixture
 def topic_name(request: pytest.FixtureRequest) -> str:
     """A topic name unique to this test."""

@@ -7,7 +7,7 @@ import logging
 import sys
 
 from seaway import __version__
-from seaway.cli import broker, connect, demo, mirror, mirror_maker
+from seaway.cli import broker, connect, demo, mirror, mirror_maker, spark_cluster
 
 _COMMANDS = {
     "broker": broker,
@@ -16,6 +16,7 @@ _COMMANDS = {
     "demo": demo,
     "mirror": mirror,
     "mirror-maker": mirror_maker,
+    "spark-cluster": spark_cluster,
 }
 
 

@@ -181,7 +181,13 @@ class MirrorMaker:
 
         self.check_clusters()
         master = self.config.raw.get(SPARK_MASTER) or "local[*]"
-        self.spark = spark_session(master, app_name="seaway-mirror-maker", records_in_jvm=False)
+        # Every other spark.* setting of mm2.properties goes to the session as it is.
+        spark_config = {
+            k: v for k, v in self.config.raw.items() if k.startswith("spark.") and k != SPARK_MASTER
+        }
+        self.spark = spark_session(
+            master, app_name="seaway-mirror-maker", config=spark_config, records_in_jvm=False
+        )
         register(self.spark)
         # The flows' first tasks find their Python workers started (or starting).
         warm_up_in_background(self.spark)

@@ -12,6 +12,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from seaway.spark.alias import install_kafka_alias, register
+from seaway.spark.shipping import shipping_settings
 from seaway.spark.startup import class_data_sharing, spark_home_without_zip
 
 __all__ = ["JavaMissing", "spark_session"]
@@ -55,19 +56,29 @@ def spark_session(
         home = spark_home_without_zip()
         if home is not None:
             os.environ["SPARK_HOME"] = home
-    # Python workers run this interpreter (the one with Seaway installed) unless the
-    # deployment says otherwise (PYSPARK_PYTHON, or an archive on a cluster).
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    config = {str(k): str(v) for k, v in (config or {}).items()}
     builder = SparkSession.builder.appName(app_name)
     # Under spark-submit (which starts Python with PYSPARK_GATEWAY_PORT set) the master is
     # already decided, as it is when the config names one; otherwise default to local mode.
-    submitted = "PYSPARK_GATEWAY_PORT" in os.environ or "spark.master" in (config or {})
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ or "spark.master" in config
+    chosen = config.get("spark.master")
     if master or not submitted:
         chosen = master or os.environ.get("MASTER", DEFAULT_MASTER)
         if chosen.startswith("local"):
             # Local mode only talks to itself: bind to loopback (and skip Spark's warning).
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = builder.master(chosen)
+    # A cluster's Python workers get Seaway and its libraries shipped with the job, and run
+    # a Python of this version; the driver host's own workers (data source planners) find
+    # the same libraries unpacked.
+    shipped, driver_libraries = shipping_settings(chosen, config)
+    if driver_libraries is not None and launching:
+        paths = [driver_libraries, os.environ.get("PYTHONPATH")]
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
+        os.environ.setdefault("PYSPARK_PYTHON", shipped["spark.pyspark.python"])
+    # Otherwise Python workers run this interpreter (the one with Seaway installed) unless
+    # the deployment says otherwise (PYSPARK_PYTHON).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     defaults = {
         "spark.pyspark.python": os.environ["PYSPARK_PYTHON"],
         # Workers fork from a daemon that imported PySpark and Seaway once (seaway.spark.
@@ -77,7 +88,7 @@ def spark_session(
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "false",
     }
-    settings = {**defaults, **(config or {})}
+    settings = {**defaults, **config, **shipped}
     if launching:
         jit = "" if records_in_jvm else "-XX:TieredStopAtLevel=1"
         settings["spark.driver.extraJavaOptions"] = " ".join(

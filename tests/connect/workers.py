@@ -62,7 +62,9 @@ class WorkerProcess:
         *,
         distributed: bool = True,
         connector_files: list[Path] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
+        self.env = dict(os.environ if env is None else env)
         self.workdir = workdir
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.props_file = workdir / f"worker-{time.monotonic_ns()}.properties"
@@ -77,7 +79,7 @@ class WorkerProcess:
         self.rest: Rest | None = None
 
     def start(self) -> WorkerProcess:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**self.env, "PYTHONUNBUFFERED": "1"}
         log = open(self.log, "ab")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
             self.args, stdout=subprocess.PIPE, stderr=log, env=env, start_new_session=True

@@ -1,4 +1,4 @@
-"""Two embedded brokers as clusters A and B, shared by the mirror tests of a run."""
+"""A third embedded broker for the mirror tests (clusters A and B: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,6 @@ import pytest
 from seaway.broker import BrokerThread
 
 CLUSTER_CONFIG = {"group.initial.rebalance.delay.ms": 200, "num.partitions": 3}
-
-
-@pytest.fixture(scope="session")
-def cluster_a(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
-    with BrokerThread(tmp_path_factory.mktemp("cluster-a"), config=CLUSTER_CONFIG) as b:
-        yield b
-
-
-@pytest.fixture(scope="session")
-def cluster_b(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
-    with BrokerThread(tmp_path_factory.mktemp("cluster-b"), config=CLUSTER_CONFIG) as b:
-        yield b
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 from seaway.config import ConfigDef, ConfigValue
 from seaway.connect.api.errors import ConnectError
@@ -87,6 +88,10 @@ class Connector(ABC):
     """
 
     context: ConnectorContext | None = None
+    host_bound: ClassVar[str | None] = None
+    """Why the connector's tasks must run on the worker's own host (files they read or
+    write there), or None. A worker whose Spark master is a cluster refuses such a
+    connector, naming this reason."""
 
     def version(self) -> str:
         """The connector's version; defaults to its module's ``__version__``."""

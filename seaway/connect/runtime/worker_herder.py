@@ -59,6 +59,8 @@ from seaway.connect.runtime.storage import (
     TopicStatus,
 )
 from seaway.connect.runtime.worker import ConnectorQuery, FlowQuery, Worker
+from seaway.connect.runtime.worker_config import SPARK_MASTER
+from seaway.spark.shipping import is_local_master
 
 log = logging.getLogger(__name__)
 
@@ -734,7 +736,20 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                 extra.setdefault(key, []).extend(messages)
         for key, messages in self._override_errors(config).items():
             extra.setdefault(key, []).extend(messages)
+        for key, messages in self._host_errors(connector).items():
+            extra.setdefault(key, []).extend(messages)
         return cc.config_infos(class_name, definitions, extra, config)
+
+    def _host_errors(self, connector: Connector) -> dict[str, list[str]]:
+        """A connector bound to the worker's host cannot run where Spark puts its tasks on
+        other hosts (Kafka's docs: the FileStream connectors are for standalone use)."""
+        master = self.config.get(SPARK_MASTER)
+        if connector.host_bound is None or is_local_master(master):
+            return {}
+        return {cc.CONNECTOR_CLASS: [
+            f"{type(connector).__name__} cannot run on this worker: {connector.host_bound}, "
+            f"and with spark.master={master} its tasks run on Spark executors on any host. "
+            "Run it on a worker whose spark.master is local (e.g. local[*])."]}  # fmt: skip
 
     def _exactly_once_errors(
         self, connector: SourceConnector, config: Mapping[str, str]

@@ -114,6 +114,11 @@ def _sink_records(batch: SinkBatch) -> list[SinkRecord]:
 class FileStreamSinkConnector(SinkConnector):
     """Very simple sink connector that works with stdout or a file."""
 
+    # Kafka's docs: the FileStream connectors are meant for standalone use.
+    host_bound = (
+        "it writes the file named by 'file' (or standard output) on the host that runs its task"
+    )
+
     def __init__(self) -> None:
         self._props: dict[str, str] = {}
 

@@ -148,6 +148,11 @@ def _parse_config(props: Mapping[str, Any]) -> dict[str, Any]:
 class FileStreamSourceConnector(SourceConnector):
     """Very simple source connector that works with stdin or a file."""
 
+    # Kafka's docs: the FileStream connectors are meant for standalone use.
+    host_bound = (
+        "it reads the file named by 'file' (or standard input) on the host that runs its task"
+    )
+
     def __init__(self) -> None:
         self._props: dict[str, str] = {}
 

@@ -1,0 +1,211 @@
+"""Seaway on a real Spark standalone cluster: tasks in executors whose Python has no Seaway
+installed (it is shipped with the job), a mirror flow, a Connect source connector, and a
+Spark worker killed with -9 mid-stream."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from seaway.spark.shipping import ALIAS
+from seaway.spark.standalone import StandaloneCluster
+from tests.broker.clients import create_topic, produce
+from tests.cluster.helpers import committed_count, committed_values, wait_for
+from tests.connect.workers import WorkerProcess, distributed_props
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_kafka_read_and_exactly_once_copy_run_in_executors_with_seaway_shipped(
+    spark_cluster: StandaloneCluster, cluster_a: Any, driver_env: dict[str, str], tmp_path: Path
+) -> None:
+    bootstrap = cluster_a.bootstrap_servers
+    create_topic(bootstrap, "cluster-src", partitions=4)
+    create_topic(bootstrap, "cluster-dst", partitions=4)
+    produce(bootstrap, "cluster-src", [(b"k%d" % i, b"v%d" % i) for i in range(5_000)])
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.cluster.kafka_job", spark_cluster.url, bootstrap,
+         "cluster-src", "cluster-dst", str(tmp_path / "checkpoint")],
+        cwd=ROOT, env=driver_env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["read"] == 5_000
+    tasks = result["tasks"]
+    assert tasks.pop("driver") == 0 and set(tasks) <= {"0", "1"} and sum(tasks.values()) > 0
+    for executable, seaway_file in result["workers"]:
+        assert executable != sys.executable, "the executors ran the driver's interpreter"
+        assert f"/{ALIAS}/seaway/" in seaway_file, seaway_file  # unpacked from the archive
+    copied = committed_values(bootstrap, "cluster-dst", partitions=4)
+    assert sorted(copied) == sorted(b"v%d" % i for i in range(5_000))  # each exactly once
+
+
+def test_a_spark_worker_killed_mid_stream_loses_and_duplicates_nothing(
+    spark_cluster: StandaloneCluster, cluster_a: Any, driver_env: dict[str, str], tmp_path: Path
+) -> None:
+    bootstrap = cluster_a.bootstrap_servers
+    create_topic(bootstrap, "kill-src", partitions=4)
+    create_topic(bootstrap, "kill-dst", partitions=4)
+
+    def batch(start: int) -> None:
+        produce(bootstrap, "kill-src", [(None, b"r%d" % i) for i in range(start, start + 3_000)])
+
+    batch(0)
+    log = (tmp_path / "driver.log").open("wb")
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "tests.cluster.stream_job", spark_cluster.url, bootstrap,
+         "kill-src", "kill-dst", str(tmp_path / "checkpoint")],
+        cwd=ROOT, env=driver_env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        wait_for("the copy to begin", lambda: committed_count(bootstrap, "kill-dst", 4) >= 400)
+        spark_cluster.kill_worker(0)  # with its executor: its tasks go to the other worker
+        batch(3_000)
+        wait_for("6,000 records", lambda: committed_count(bootstrap, "kill-dst", 4) >= 6_000)
+        spark_cluster.start_worker(0)  # the application gets its second executor back
+        wait_for(
+            "the application to use both workers again", lambda: _app_cores(spark_cluster) == 2
+        )
+        batch(6_000)
+        wait_for("9,000 records", lambda: committed_count(bootstrap, "kill-dst", 4) >= 9_000)
+        assert driver.poll() is None, (tmp_path / "driver.log").read_text()[-3000:]
+    finally:
+        driver.kill()
+        driver.wait(30)
+        log.close()
+    values = committed_values(bootstrap, "kill-dst", 4)
+    assert sorted(values) == sorted(b"r%d" % i for i in range(9_000))
+
+
+def _app_cores(cluster: StandaloneCluster) -> int:
+    apps = [a for a in cluster.state()["activeapps"] if a["name"] == "seaway-cluster-stream-job"]
+    return sum(a["cores"] for a in apps)
+
+
+def _record_count(bootstrap: str, topic: str) -> int:
+    try:
+        return committed_count(bootstrap, topic, 2)
+    except Exception:  # the remote topic is not there yet
+        return 0
+
+
+def test_mirror_maker_runs_its_flow_on_the_cluster(
+    spark_cluster: StandaloneCluster,
+    cluster_a: Any,
+    cluster_b: Any,
+    driver_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    create_topic(a, "mm-orders", partitions=2)
+    produce(a, "mm-orders", [(b"k%d" % i, b"order %d" % i) for i in range(2_000)])
+    config = tmp_path / "mm2.properties"
+    config.write_text(
+        "\n".join(
+            [
+                "clusters = A, B",
+                f"A.bootstrap.servers = {a}",
+                f"B.bootstrap.servers = {b}",
+                "A->B.enabled = true",
+                "A->B.topics = mm-orders",
+                "replication.factor = 1",
+                "offset-syncs.topic.replication.factor = 1",
+                "checkpoints.topic.replication.factor = 1",
+                "heartbeats.topic.replication.factor = 1",
+                f"spark.master = {spark_cluster.url}",
+                "spark.cores.max = 2",
+            ]
+        )
+        + "\n"
+    )
+    log = (tmp_path / "mirror-maker.log").open("wb")
+    mirror = subprocess.Popen(
+        [sys.executable, "-m", "seaway", "mirror-maker", str(config)],
+        cwd=ROOT, env=driver_env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        wait_for("the flow's records on B", lambda: _record_count(b, "A.mm-orders") >= 2_000)
+        apps = [app["name"] for app in spark_cluster.state()["activeapps"]]
+        assert "seaway-mirror-maker" in apps  # its tasks ran in the cluster's executors
+        produce(a, "mm-orders", [(b"k%d" % i, b"order %d" % i) for i in range(2_000, 2_500)])
+        wait_for("the next records on B", lambda: _record_count(b, "A.mm-orders") >= 2_500)
+    finally:
+        mirror.terminate()
+        mirror.wait(60)
+        log.close()
+    values = committed_values(b, "A.mm-orders", 2)
+    assert sorted(values) == sorted(b"order %d" % i for i in range(2_500))
+    assert "Shipping Seaway to the Python workers" in (tmp_path / "mirror-maker.log").read_text()
+
+
+def test_connect_runs_a_source_connector_on_the_cluster_and_refuses_file_connectors(
+    spark_cluster: StandaloneCluster,
+    cluster_a: Any,
+    cluster_b: Any,
+    driver_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    create_topic(a, "connect-orders", partitions=2)
+    produce(a, "connect-orders", [(None, b"line %d" % i) for i in range(1_000)])
+    props = distributed_props(
+        b, "cluster", **{"spark.master": spark_cluster.url, "spark.cores.max": 2}
+    )
+    with WorkerProcess(props, tmp_path / "worker", env=driver_env) as worker:
+        assert worker.rest is not None
+        status, body, _ = worker.rest.call(
+            "POST",
+            "/connectors",
+            {"name": "local-file", "config": {"connector.class": "FileStreamSource",
+                                              "file": str(tmp_path / "in.txt"), "topic": "t"}},
+        )  # fmt: skip
+        assert status == 400, body
+        assert "FileStreamSourceConnector cannot run on this worker" in body["message"]
+        assert f"spark.master={spark_cluster.url}" in body["message"]
+        worker.rest.ok(
+            "POST",
+            "/connectors",
+            {
+                "name": "mirror-on-cluster",
+                "config": {
+                    "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+                    "source.cluster.alias": "A",
+                    "target.cluster.alias": "B",
+                    "source.cluster.bootstrap.servers": a,
+                    "target.cluster.bootstrap.servers": b,
+                    "topics": "connect-orders",
+                    "replication.factor": "1",
+                    "offset-syncs.topic.replication.factor": "1",
+                    "heartbeats.topic.replication.factor": "1",
+                    "checkpoints.topic.replication.factor": "1",
+                },
+            },
+        )
+        wait_for("the records on B", lambda: _record_count(b, "A.connect-orders") >= 1_000)
+        apps = [app["name"] for app in spark_cluster.state()["activeapps"]]
+        assert "seaway-connect" in apps, apps
+    values = committed_values(b, "A.connect-orders", 2)
+    assert sorted(values) == sorted(b"line %d" % i for i in range(1_000))
+
+
+def test_seaway_spark_cluster_starts_a_cluster_and_stops_it(tmp_path: Path) -> None:
+    command = subprocess.Popen(
+        [sys.executable, "-m", "seaway", "spark-cluster", "--workers", "1", "--port", "0",
+         "--ui-port", "0", "--dir", str(tmp_path)],
+        stdout=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert command.stdout is not None
+        line = command.stdout.readline()
+        assert line.startswith("Spark standalone cluster at spark://127.0.0.1:"), line
+        ui = line.split("web UI ", 1)[1].split(";", 1)[0]
+        with urllib.request.urlopen(f"{ui}/json/", timeout=10) as response:
+            state = json.loads(response.read())
+        assert [w["state"] for w in state["workers"]] == ["ALIVE"]
+    finally:
+        command.terminate()
+        assert command.wait(60) == 0
