@@ -38,6 +38,7 @@ ALIAS = "seaway-libs"
 # Spark nodes bring their own PySpark and Py4J; a second copy would shadow theirs.
 _NOT_SHIPPED = {"pyspark", "py4j"}
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_EXTRA = re.compile(r"\bextra\s*==")
 
 
 def is_local_master(master: str | None) -> bool:
@@ -63,7 +64,7 @@ def _runtime_distributions() -> list[metadata.Distribution]:
             continue  # a requirement for another platform (uvloop on Windows ...)
         seen[name] = dist
         for requirement in dist.requires or ():
-            if "extra ==" in requirement.replace('"', "'").replace("extra==", "extra =="):
+            if _EXTRA.search(requirement):  # an optional extra's requirement
                 continue
             match = _NAME.match(requirement)
             if match:

@@ -1,4 +1,5 @@
-"""The seed's Kafka Connect session, as written, against a distributed worker process.
+"""The seed's Kafka Connect session, as written, against a distributed worker process,
+typed right after the worker process starts.
 
 ``curl localhost:8083/``, ``/connector-plugins``, the FileStreamSource and FileStreamSink
 POSTs, the topic holding the JsonConverter envelope per line, the identical copy, the DELETE.
@@ -60,7 +61,9 @@ def test_seed_file_connectors_session(tmp_path: Path) -> None:
     copy = tmp_path / "copy-of-server-properties"
     with BrokerProcess(tmp_path / "kafka") as broker:
         props = distributed_props(broker.bootstrap_servers, "seed")
-        with WorkerProcess(props, tmp_path / "worker") as worker:
+        # Typed as soon as the REST server listens, no waiting for /health: requests made
+        # while the worker starts wait for it, then succeed (Kafka's herder queues them).
+        with WorkerProcess(props, tmp_path / "worker").start(until_listening=True) as worker:
             rest = worker.rest
             assert rest is not None
             status, info = rest.get("/")

@@ -78,7 +78,10 @@ class WorkerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.rest: Rest | None = None
 
-    def start(self) -> WorkerProcess:
+    def start(self, *, until_listening: bool = False) -> WorkerProcess:
+        """Spawn the worker; return once it reports its REST API started, or with
+        *until_listening* as soon as its REST server listens (the herder still starting),
+        as a user typing right after launching it."""
         env = {**self.env, "PYTHONUNBUFFERED": "1"}
         log = open(self.log, "ab")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
@@ -97,7 +100,15 @@ class WorkerProcess:
             done.set()
 
         threading.Thread(target=read, daemon=True).start()
-        done.wait(STARTUP_TIMEOUT_S)
+        if until_listening:
+            deadline = time.monotonic() + STARTUP_TIMEOUT_S
+            while not url and time.monotonic() < deadline and self.proc.poll() is None:
+                for line in self.log.read_text(errors="replace").splitlines():
+                    if "REST server listening at " in line:
+                        url.append(line.split("REST server listening at ", 1)[1].split(",")[0])
+                        break
+                time.sleep(0.02)
+        done.wait(0 if url else STARTUP_TIMEOUT_S)
         if not url:
             self.kill()
             raise AssertionError(f"worker did not start; log:\n{self.tail()}")
@@ -132,7 +143,7 @@ class WorkerProcess:
         return self.proc.returncode
 
     def __enter__(self) -> WorkerProcess:
-        return self.start()
+        return self if self.proc is not None else self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -13,11 +13,15 @@ Paths, JSON fields, status codes and error messages follow Kafka's ``RootResourc
   ``"5"``), and a trailing slash or ``HEAD`` works wherever Jersey accepts it;
 * path segments are percent-decoded one by one, so connector names may hold ``%2F``.
 
-Routing runs on the event loop; every herder call runs on Starlette's thread pool.
+Routing runs on the event loop; every herder call runs on Starlette's thread pool. A
+request that arrives while the worker starts waits until it is ready (up to 90 s, as Kafka's
+``RestServer`` request timeout) and then behaves as on a running worker; ``GET /``,
+``/health`` (503 until ready) and ``/admin/loggers`` answer at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
@@ -48,6 +52,8 @@ JSON_MEDIA_TYPE = "application/json"
 
 HEALTHY_MESSAGE = "Worker has completed startup and is ready to handle requests."
 STARTING_MESSAGE = "Worker is still starting up."
+# Kafka's RestServer: a request waits this long for the herder (e.g. while it starts).
+REQUEST_TIMEOUT_S = 90.0
 
 _STATUS_TEXT = {
     404: "Not Found",
@@ -450,6 +456,11 @@ class _ConnectApi:
     def __init__(self, herder: Herder, loggers: Loggers) -> None:
         self.herder = herder
         self.loggers = loggers
+        # What answers while the worker starts; every other request waits until it is ready
+        # (bounded by REQUEST_TIMEOUT_S), as Kafka's herder queues requests until then.
+        self._startup_free: set[Endpoint] = {
+            self.server_info, self.health, self.all_loggers, self.logger, self.set_logger
+        }  # fmt: skip
         c = ("connectors", "{connector}")
         self.routes = [
             _Route((), {"GET": self.server_info}, consumes_json=False),
@@ -495,6 +506,8 @@ class _ConnectApi:
         path = request.url.path
         try:
             endpoint, params = self._select(request)
+            if endpoint not in self._startup_free and not self.herder.ready():
+                await self._until_ready()
             call = _Call(
                 params=params,
                 query=request.query_params,
@@ -504,6 +517,16 @@ class _ConnectApi:
             return await run_in_threadpool(endpoint, call)
         except Exception as exc:
             return _error_response(exc, path)
+
+    async def _until_ready(self) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + REQUEST_TIMEOUT_S
+        while not self.herder.ready():
+            if loop.time() > deadline:
+                raise ConnectRestError(
+                    500, "Request timed out. The worker is currently starting up."
+                )
+            await asyncio.sleep(0.05)
 
     def _select(self, request: Request) -> tuple[Endpoint, dict[str, str]]:
         raw = request.scope.get("raw_path") or request.url.path.encode()
