@@ -26,6 +26,9 @@ HEADER: Final = "header"
 
 T = TypeVar("T")
 
+Reporter = Callable[[tuple[Any, ...], str, str, BaseException], None]
+"""``(consumed row, stage, executing class, error)``: where a skipped record is reported."""
+
 
 @dataclass(frozen=True)
 class ConverterSpec:
@@ -93,7 +96,7 @@ def add_plugin_path(paths: tuple[str, ...]) -> None:
 class RecordConverter:
     """Converters and the transformation chain of one connector, built in a Spark task."""
 
-    def __init__(self, spec: ConversionSpec) -> None:
+    def __init__(self, spec: ConversionSpec, reporter: Reporter | None = None) -> None:
         from seaway.connect.converters.registry import new_converter, new_header_converter
         from seaway.connect.transforms.chain import TransformationChain
 
@@ -106,19 +109,33 @@ class RecordConverter:
         )
         self.chain = TransformationChain.from_config(spec.connector_config)
         self.transforms = len(self.chain) > 0
+        self._transform_classes = ", ".join(
+            _class_name(stage.transformation) for stage in self.chain.stages
+        )
+        self.reporter = reporter
         self.skipped = 0
 
     def close(self) -> None:
         self.chain.close()
 
-    def guarded(self, stage: str, what: Callable[[], T], record: Any) -> T | None:
-        """Run one stage; with ``errors.tolerance=all`` a failure skips the record (None)."""
+    def guarded(
+        self,
+        stage: str,
+        what: Callable[[], T],
+        record: Any,
+        executing_class: str = "",
+        consumed: tuple[Any, ...] | None = None,
+    ) -> T | None:
+        """Run one stage; with ``errors.tolerance=all`` a failure skips the record (None),
+        and a *consumed* record goes to the reporter (a sink's dead letter queue)."""
         try:
             return what()
         except Exception as error:
             if not self.spec.tolerate_all:
                 raise
             self.skipped += 1
+            if self.reporter is not None and consumed is not None:
+                self.reporter(consumed, stage, executing_class, error)
             if self.spec.log_errors:
                 log.error(
                     "Error encountered in connector %s. Executing stage '%s', where record is "
@@ -158,24 +175,37 @@ class RecordConverter:
 
     # --- sink side ------------------------------------------------------------------------
 
-    def _sink_record(
-        self,
-        topic: str,
-        partition: int,
-        offset: int,
-        key: bytes | None,
-        value: bytes | None,
-        timestamp_ms: int | None,
-        timestamp_type: int,
-        raw_headers: list[dict[str, Any]] | None,
-    ) -> SinkRecord:
+    def _headers(self, topic: str, raw_headers: list[dict[str, Any]] | None) -> Headers:
         headers = Headers()
         for h in raw_headers or ():
             converted = self.header.to_connect_header(topic, h["key"], h["value"])
             headers.add(h["key"], converted.value, converted.schema)
-        k = self.key.to_connect_data(topic, key, headers)
-        v = self.value.to_connect_data(topic, value, headers)
-        return SinkRecord(
+        return headers
+
+    def sink_record(self, *row: Any) -> SinkRecord | None:
+        """Convert and transform one consumed row; None when dropped or skipped (Kafka's
+        stages: header, key and value converters, then the transformations)."""
+        topic, partition, offset, key, value, timestamp_ms, timestamp_type, raw_headers = row
+        spec = self.spec
+        headers = self.guarded(
+            "HEADER_CONVERTER", lambda: self._headers(topic, raw_headers), row,
+            spec.header.class_name, row,
+        )  # fmt: skip
+        if headers is None:
+            return None
+        k = self.guarded(
+            "KEY_CONVERTER", lambda: self.key.to_connect_data(topic, key, headers), row,
+            spec.key.class_name, row,
+        )  # fmt: skip
+        if k is None:
+            return None
+        v = self.guarded(
+            "VALUE_CONVERTER", lambda: self.value.to_connect_data(topic, value, headers), row,
+            spec.value.class_name, row,
+        )  # fmt: skip
+        if v is None:
+            return None
+        record = SinkRecord(
             topic=topic,
             kafka_partition=partition,
             key_schema=k.schema,
@@ -187,19 +217,22 @@ class RecordConverter:
             kafka_offset=offset,
             timestamp_type=_TIMESTAMP_TYPES.get(timestamp_type, TimestampType.NO_TIMESTAMP_TYPE),
         )
-
-    def sink_record(self, *row: Any) -> SinkRecord | None:
-        """Convert and transform one consumed row; None when dropped or skipped."""
-        record = self.guarded("VALUE_CONVERTER", lambda: self._sink_record(*row), row)
-        if record is None or not self.transforms:
+        if not self.transforms:
             return record
-        return self.guarded("TRANSFORMATION", lambda: self.chain.apply(record), record)
+        return self.guarded(
+            "TRANSFORMATION", lambda: self.chain.apply(record), record, self._transform_classes, row
+        )
 
 
 _TIMESTAMP_TYPES: Final = {
     0: TimestampType.CREATE_TIME,
     1: TimestampType.LOG_APPEND_TIME,
 }
+
+
+def _class_name(obj: object) -> str:
+    kind = type(obj)
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def _describe(record: Any) -> str:

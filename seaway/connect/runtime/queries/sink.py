@@ -36,12 +36,14 @@ from pyspark.sql.datasource import (
 
 from seaway.connect.api import SinkRecord, SinkTask, SinkTaskContext
 from seaway.connect.api.batches import BatchSinkTask, SinkBatch
+from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.structs import OffsetAndMetadata, TopicPartition
 from seaway.connect.runtime.queries.conversion import (
     ConversionSpec,
     RecordConverter,
     TaskFailure,
 )
+from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue
 from seaway.connect.runtime.queries.source import load_task_class
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.reader import read_range
@@ -173,13 +175,21 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     context = _TaskContext(config)
     task.initialize(context)
     task.start(dict(config))
-    converter = RecordConverter(spec.conversion)
+    dead_letters = DeadLetterQueue.of(
+        spec.connector, task_index, spec.conversion.connector_config, spec.client_config
+    )
+    converter = RecordConverter(spec.conversion, dead_letters.report if dead_letters else None)
     consumed: dict[TopicPartition, int] = {}
     count = 0
     columns = isinstance(task, BatchSinkTask) and not converter.transforms
     try:
         for batch in batches:
-            whole = _sink_batch(converter, batch) if columns else None
+            try:
+                whole = _sink_batch(converter, batch) if columns else None
+            except Exception:
+                if not spec.conversion.tolerate_all:
+                    raise
+                whole = None  # record by record: only the bad records are skipped
             if whole is not None:
                 tp = TopicPartition(whole.topic, whole.partition)
                 if tp not in context.partitions:
@@ -202,6 +212,13 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
             count += len(records)
             if records:
                 task.put(records)
+        if dead_letters is not None:  # skipped records are in the queue before any commit
+            dead_letters.flush()
+            if dead_letters.failures:
+                raise ConnectError(
+                    f"Records of {spec.connector}-{task_index} could not be written to the dead "
+                    f"letter queue {dead_letters.topic}: {dead_letters.failures[0]}"
+                )
         current = {tp: OffsetAndMetadata(offset) for tp, offset in consumed.items()}
         committable = task.pre_commit(current) if current else {}
         if context.partitions:

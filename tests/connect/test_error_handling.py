@@ -1,0 +1,103 @@
+"""Poison records in a sink connector (Kafka's ErrorHandlingIntegrationTest): with
+``errors.tolerance=none`` the task fails with the error in its trace; with ``all`` and a
+dead letter queue every bad record lands in the queue once, as consumed, with Kafka's
+``__connect.errors.*`` context headers, and every good record reaches the sink."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+from tests.broker.clients import create_topic, quiet
+from tests.connect.workers import WorkerProcess, distributed_props, line_count, wait_for
+
+JSON = "org.apache.kafka.connect.json.JsonConverter"
+BAD = {7, 23, 41}
+
+
+def _fill(bootstrap: str, topic: str) -> None:
+    producer = Producer(quiet({"bootstrap.servers": bootstrap}))
+    for i in range(50):
+        value = b"not json {" if i in BAD else b'{"n": %d}' % i
+        producer.produce(
+            topic, key=b"k%d" % i, value=value, headers=[("origin", b"test")], timestamp=1_000 + i
+        )
+    assert producer.flush(30) == 0
+
+
+def _dead_letters(bootstrap: str, topic: str, expected: int) -> list[object]:
+    consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": "dlq-check"}))
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    messages: list[object] = []
+    try:
+        wait_for(
+            "the dead letters",
+            lambda: (
+                messages.extend(m for m in consumer.consume(100, 1.0) if not m.error())
+                or len(messages) >= expected
+            ),
+        )
+        messages.extend(m for m in consumer.consume(100, 2.0) if not m.error())  # no more
+    finally:
+        consumer.close()
+    return messages
+
+
+def test_poison_records_fail_the_task_or_go_to_the_dead_letter_queue(
+    tmp_path: Path, bootstrap: str, topic_name: str
+) -> None:
+    create_topic(bootstrap, topic_name, partitions=1)
+    _fill(bootstrap, topic_name)
+    dlq = f"{topic_name}-dlq"
+    common = {
+        "connector.class": "FileStreamSink",
+        "topics": topic_name,
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": JSON,
+        "value.converter.schemas.enable": "false",
+    }
+    props = distributed_props(bootstrap, topic_name)
+    with WorkerProcess(props, tmp_path / "worker") as worker:
+        rest = worker.rest
+        assert rest is not None
+        rest.ok("POST", "/connectors", {"name": "strict", "config": {
+            **common, "file": str(tmp_path / "strict.txt")}})  # fmt: skip
+        rest.ok("POST", "/connectors", {"name": "tolerant", "config": {
+            **common, "file": str(tmp_path / "tolerant.txt"),
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": dlq,
+            "errors.deadletterqueue.topic.replication.factor": "1",
+            "errors.deadletterqueue.context.headers.enable": "true",
+        }})  # fmt: skip
+
+        def strict_failed() -> str | None:
+            _, status = rest.get("/connectors/strict/status")
+            tasks = status.get("tasks") or []
+            return tasks[0].get("trace") if tasks and tasks[0]["state"] == "FAILED" else None
+
+        trace = wait_for("the strict task to fail", strict_failed)
+        assert "not json" in trace or "JSON" in trace or "Json" in trace, trace
+        out = tmp_path / "tolerant.txt"
+        wait_for("every good record in the sink", lambda: line_count(out) >= 50 - len(BAD))
+        letters = _dead_letters(bootstrap, dlq, len(BAD))
+    assert sorted(out.read_text().splitlines()) == sorted(
+        f"{{n={i}}}" for i in range(50) if i not in BAD
+    )
+    assert len(letters) == len(BAD)  # each bad record once
+    for message in letters:
+        offset = int(message.key()[1:])  # type: ignore[attr-defined]
+        assert offset in BAD and message.value() == b"not json {"  # type: ignore[attr-defined]
+        assert message.timestamp()[1] == 1_000 + offset  # type: ignore[attr-defined]
+        headers = dict(message.headers())  # type: ignore[attr-defined]
+        assert headers["origin"] == b"test"
+        assert headers["__connect.errors.topic"] == topic_name.encode()
+        assert headers["__connect.errors.partition"] == b"0"
+        assert headers["__connect.errors.offset"] == str(offset).encode()
+        assert headers["__connect.errors.connector.name"] == b"tolerant"
+        assert headers["__connect.errors.task.id"] == b"0"
+        assert headers["__connect.errors.stage"] == b"VALUE_CONVERTER"
+        assert headers["__connect.errors.class.name"] == JSON.encode()
+        assert headers["__connect.errors.exception.class.name"]
+        assert headers["__connect.errors.exception.message"]
+        assert b"Traceback" in headers["__connect.errors.exception.stacktrace"]
