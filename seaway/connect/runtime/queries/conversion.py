@@ -187,22 +187,19 @@ class RecordConverter:
         stages: header, key and value converters, then the transformations)."""
         topic, partition, offset, key, value, timestamp_ms, timestamp_type, raw_headers = row
         spec = self.spec
-        headers = self.guarded(
-            "HEADER_CONVERTER", lambda: self._headers(topic, raw_headers), row,
-            spec.header.class_name, row,
-        )  # fmt: skip
+
+        def stage(name: str, run: Callable[[], T], converter: ConverterSpec) -> T | None:
+            return self.guarded(name, run, row, converter.class_name, row)
+
+        headers = stage("HEADER_CONVERTER", lambda: self._headers(topic, raw_headers), spec.header)
         if headers is None:
             return None
-        k = self.guarded(
-            "KEY_CONVERTER", lambda: self.key.to_connect_data(topic, key, headers), row,
-            spec.key.class_name, row,
-        )  # fmt: skip
+        k = stage("KEY_CONVERTER", lambda: self.key.to_connect_data(topic, key, headers), spec.key)
         if k is None:
             return None
-        v = self.guarded(
-            "VALUE_CONVERTER", lambda: self.value.to_connect_data(topic, value, headers), row,
-            spec.value.class_name, row,
-        )  # fmt: skip
+        v = stage(
+            "VALUE_CONVERTER", lambda: self.value.to_connect_data(topic, value, headers), spec.value
+        )
         if v is None:
             return None
         record = SinkRecord(
