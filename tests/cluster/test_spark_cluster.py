@@ -11,6 +11,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from seaway.spark.shipping import ALIAS
 from seaway.spark.standalone import StandaloneCluster
 from tests.broker.clients import create_topic, produce
@@ -18,6 +20,9 @@ from tests.cluster.helpers import committed_count, committed_values, wait_for
 from tests.connect.workers import WorkerProcess, distributed_props
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# A cold first run builds the archive of Seaway's libraries and starts every JVM.
+pytestmark = pytest.mark.timeout(900)
 
 
 def test_kafka_read_and_exactly_once_copy_run_in_executors_with_seaway_shipped(
