@@ -101,3 +101,72 @@ def test_poison_records_fail_the_task_or_go_to_the_dead_letter_queue(
         assert headers["__connect.errors.exception.class.name"]
         assert headers["__connect.errors.exception.message"]
         assert b"Traceback" in headers["__connect.errors.exception.stacktrace"]
+
+
+FLAKY_SINK = '''
+"""A sink whose put() fails twice with a retriable error, then writes every value."""
+from pathlib import Path
+
+from seaway.connect.api import SinkTask
+from seaway.connect.api.errors import RetriableError
+from seaway.connectors.file.sink import FileStreamSinkConnector
+
+
+class FlakySinkTask(SinkTask):
+    def version(self):
+        return "1"
+
+    def start(self, props):
+        self.out = Path(props["file"])
+        self.attempts = Path(props["file"] + ".attempts")
+
+    def put(self, records):
+        if not records:
+            return
+        failed = int(self.attempts.read_text()) if self.attempts.exists() else 0
+        if failed < 2:
+            self.attempts.write_text(str(failed + 1))
+            raise RetriableError(f"not yet ({failed + 1})")
+        with self.out.open("a") as f:
+            f.writelines(f"{r.value}\\n" for r in records)
+
+    def stop(self):
+        pass
+
+
+class FlakySinkConnector(FileStreamSinkConnector):
+    def task_class(self):
+        return FlakySinkTask
+'''
+
+
+def test_a_put_that_fails_twice_with_a_retriable_error_is_retried(
+    tmp_path: Path, bootstrap: str, topic_name: str
+) -> None:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "flaky_sink.py").write_text(FLAKY_SINK)
+    create_topic(bootstrap, topic_name, partitions=1)
+    producer = Producer(quiet({"bootstrap.servers": bootstrap}))
+    for i in range(20):
+        producer.produce(topic_name, value=b"v%d" % i)
+    assert producer.flush(30) == 0
+    props = distributed_props(bootstrap, topic_name, **{"plugin.path": str(plugins)})
+    out = tmp_path / "out.txt"
+    with WorkerProcess(props, tmp_path / "worker") as worker:
+        rest = worker.rest
+        assert rest is not None
+        rest.ok("POST", "/connectors", {"name": "flaky", "config": {
+            "connector.class": "flaky_sink.FlakySinkConnector", "topics": topic_name,
+            "file": str(out), "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "errors.retry.timeout": "30000", "errors.retry.delay.max.ms": "1000",
+        }})  # fmt: skip
+        wait_for("every record in the sink", lambda: line_count(out) >= 20)
+        _, status = rest.get("/connectors/flaky/status")
+        assert status["tasks"][0]["state"] == "RUNNING", status
+    assert out.read_text().splitlines() == [f"v{i}" for i in range(20)]
+    assert (tmp_path / "out.txt.attempts").read_text() == "2"
+    assert (
+        "put() failed (attempt 2), retrying: not yet (2)"
+        in (tmp_path / "worker" / "worker.log").read_text()
+    )

@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 from seaway.connect.api import ConnectRecord, Converter, HeaderConverter, Headers, SinkRecord
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.structs import TimestampType
+from seaway.connect.runtime.queries.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ class RecordConverter:
             _class_name(stage.transformation) for stage in self.chain.stages
         )
         self.reporter = reporter
+        self.retry = RetryPolicy.of(spec.connector_config)
         self.skipped = 0
 
     def close(self) -> None:
@@ -129,7 +131,7 @@ class RecordConverter:
         """Run one stage; with ``errors.tolerance=all`` a failure skips the record (None),
         and a *consumed* record goes to the reporter (a sink's dead letter queue)."""
         try:
-            return what()
+            return self.retry.call(what)
         except Exception as error:
             if not self.spec.tolerate_all:
                 raise

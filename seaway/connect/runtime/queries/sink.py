@@ -36,14 +36,16 @@ from pyspark.sql.datasource import (
 
 from seaway.connect.api import SinkRecord, SinkTask, SinkTaskContext
 from seaway.connect.api.batches import BatchSinkTask, SinkBatch
-from seaway.connect.api.errors import ConnectError
+from seaway.connect.api.errors import ConnectError, RetriableError
 from seaway.connect.api.structs import OffsetAndMetadata, TopicPartition
 from seaway.connect.runtime.queries.conversion import (
     ConversionSpec,
     RecordConverter,
     TaskFailure,
+    add_plugin_path,
 )
 from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue
+from seaway.connect.runtime.queries.retry import RetryPolicy
 from seaway.connect.runtime.queries.source import load_task_class
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.reader import read_range
@@ -171,6 +173,7 @@ def _sink_batch(converter: RecordConverter, batch: pa.RecordBatch) -> SinkBatch 
 def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.RecordBatch]) -> Any:
     """Run task *task_index* over *batches*; the offsets it made durable."""
     config = spec.task_configs[task_index]
+    add_plugin_path(spec.conversion.plugin_path)  # the task class may live there
     task: SinkTask = load_task_class(spec.task_class)()
     context = _TaskContext(config)
     task.initialize(context)
@@ -211,7 +214,7 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
                     records.append(record)
             count += len(records)
             if records:
-                task.put(records)
+                _put(task, records, converter.retry, spec.connector, task_index)
         if dead_letters is not None:  # skipped records are in the queue before any commit
             dead_letters.flush()
             if dead_letters.failures:
@@ -228,6 +231,19 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
         task.stop()
     offsets = [(tp.topic, tp.partition, om.offset) for tp, om in committable.items()]
     return offsets, count
+
+
+def _put(
+    task: SinkTask, records: list[SinkRecord], retry: RetryPolicy, connector: str, index: int
+) -> None:
+    """``put()``, retried with backoff while it raises RetriableError (as Kafka's worker
+    redelivers the batch; for ever unless ``errors.retry.timeout`` bounds it)."""
+
+    def retrying(attempt: int, error: RetriableError) -> None:
+        log.warning("Task %s-%d put() failed (attempt %d), retrying: %s",
+                    connector, index, attempt, error)  # fmt: skip
+
+    retry.call(lambda: task.put(records), forever=True, on_retry=retrying)
 
 
 class SinkTaskRanges(InputPartition):  # type: ignore[misc]
