@@ -1,9 +1,10 @@
 """A Spark Kafka read and an exactly-once copy on a standalone cluster, as its own driver
 process (one SparkContext per process; the suite's shared session is local).
 
-Usage: python -m tests.cluster.kafka_job MASTER BOOTSTRAP SOURCE SINK CHECKPOINT
-Prints one JSON line: rows read, the tasks each executor ran (from the driver's monitoring
-REST API), and the interpreter and Seaway each executor's Python workers ran.
+Usage: python -m tests.cluster.kafka_job MASTER BOOTSTRAP SOURCE SINK CHECKPOINT RESULT
+Writes to RESULT (not stdout, which the JVM shares: a first run's class-data-sharing dump
+logs there) a JSON document: rows read, the tasks each executor ran (from the driver's
+monitoring REST API), and the interpreter and Seaway each executor's Python workers ran.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _where(_: int) -> tuple[str, str]:
 
 
 def main() -> None:
-    master, bootstrap, source, sink, checkpoint = sys.argv[1:6]
+    master, bootstrap, source, sink, checkpoint, result_path = sys.argv[1:7]
     spark = spark_session(
         master,
         app_name="seaway-cluster-kafka-job",
@@ -63,7 +64,8 @@ def main() -> None:
     )
     workers = spark.sparkContext.parallelize(range(4), 4).map(_where).distinct().collect()
     result = {"read": read, "tasks": tasks_by_executor(spark), "workers": sorted(workers)}
-    print(json.dumps(result), flush=True)
+    with open(result_path, "w", encoding="utf-8") as out:
+        json.dump(result, out)
     spark.stop()
 
 

@@ -34,11 +34,11 @@ def test_kafka_read_and_exactly_once_copy_run_in_executors_with_seaway_shipped(
     produce(bootstrap, "cluster-src", [(b"k%d" % i, b"v%d" % i) for i in range(5_000)])
     done = subprocess.run(
         [sys.executable, "-m", "tests.cluster.kafka_job", spark_cluster.url, bootstrap,
-         "cluster-src", "cluster-dst", str(tmp_path / "checkpoint")],
+         "cluster-src", "cluster-dst", str(tmp_path / "checkpoint"), str(tmp_path / "result")],
         cwd=ROOT, env=driver_env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads((tmp_path / "result").read_text())
     assert result["read"] == 5_000
     tasks = result["tasks"]
     assert tasks.pop("driver") == 0 and set(tasks) <= {"0", "1"} and sum(tasks.values()) > 0

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from tests.broker.clients import create_topic, produce
 
@@ -46,24 +47,28 @@ _SCRIPT = textwrap.dedent(
         .load()
         .count()
     )
-    print(json.dumps({"warm": sorted(warm), "after": sorted(daemons(jvm)), "rows": rows,
-                      "alive": thread.is_alive(), "again": again is not None}))
+    result = {"warm": sorted(warm), "after": sorted(daemons(jvm)), "rows": rows,
+              "alive": thread.is_alive(), "again": again is not None}
+    with open(sys.argv[3], "w") as out:  # not stdout: the JVM's logs share it
+        json.dump(result, out)
     spark.stop()
     """
 )
 
 
-def test_warm_up_starts_the_daemons_a_first_query_needs(bootstrap: str, topic_name: str) -> None:
+def test_warm_up_starts_the_daemons_a_first_query_needs(
+    bootstrap: str, topic_name: str, tmp_path: Path
+) -> None:
     create_topic(bootstrap, topic_name, partitions=2)
     produce(bootstrap, topic_name, [(None, b"v%d" % i) for i in range(100)])
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, bootstrap, topic_name],
+        [sys.executable, "-c", _SCRIPT, bootstrap, topic_name, str(tmp_path / "result")],
         capture_output=True,
         text=True,
         timeout=240,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads((tmp_path / "result").read_text())
     assert result["rows"] == 100
     assert not result["alive"] and not result["again"]  # finished; once per context
     warm = result["warm"]
