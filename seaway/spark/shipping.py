@@ -42,7 +42,8 @@ _EXTRA = re.compile(r"\bextra\s*==")
 
 
 def is_local_master(master: str | None) -> bool:
-    """Whether tasks run inside the driver process (``local``, ``local[n]``, ...)."""
+    """Whether tasks run on the driver's own host, with its Python (``local``,
+    ``local[n]``, ``local-cluster[...]``): nothing to ship, no other host's files."""
     return not master or master.startswith("local")
 
 
