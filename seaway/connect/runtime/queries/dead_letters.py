@@ -54,9 +54,8 @@ class DeadLetterQueue:
     def of(
         cls, connector: str, task: int, config: Mapping[str, str], client: Mapping[str, str]
     ) -> DeadLetterQueue | None:
-        """The connector's queue, or None when it has none (no topic, or no tolerance)."""
-        tolerant = config.get("errors.tolerance", "none").strip().lower() == "all"
-        if not tolerant or not (config.get(TOPIC) or "").strip():
+        """The connector's queue, or None when it names none."""
+        if not (config.get(TOPIC) or "").strip():
             return None
         return cls(connector, task, config, client)
 

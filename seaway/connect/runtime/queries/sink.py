@@ -178,8 +178,12 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     context = _TaskContext(config)
     task.initialize(context)
     task.start(dict(config))
-    dead_letters = DeadLetterQueue.of(
-        spec.connector, task_index, spec.conversion.connector_config, spec.client_config
+    dead_letters = (  # only records skipped under errors.tolerance=all go there
+        DeadLetterQueue.of(
+            spec.connector, task_index, spec.conversion.connector_config, spec.client_config
+        )
+        if spec.conversion.tolerate_all
+        else None
     )
     converter = RecordConverter(spec.conversion, dead_letters.report if dead_letters else None)
     consumed: dict[TopicPartition, int] = {}
