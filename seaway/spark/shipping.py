@@ -27,6 +27,8 @@ import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from seaway.spark.startup import cache_dir
+
 log = logging.getLogger(__name__)
 
 __all__ = ["ALIAS", "SHIP_OPTION", "is_local_master", "shipping_settings"]
@@ -98,13 +100,6 @@ def _library_files() -> Iterator[tuple[Path, str]]:
                 yield path, name
 
 
-def _cache() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    path = Path(base) / "seaway" / "executor-libs"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 def library_archive() -> tuple[Path, Path, int]:
     """The archive of Seaway's libraries and the same unpacked (for the driver host's own
     Python workers), built once per set of files; and how many files it holds."""
@@ -117,7 +112,8 @@ def library_archive() -> tuple[Path, Path, int]:
         stat = path.stat()
         digest.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     key = digest.hexdigest()[:16]
-    root = _cache()
+    root = cache_dir() / "executor-libs"
+    root.mkdir(exist_ok=True)
     archive, unpacked = root / f"{ALIAS}-{key}.zip", root / f"{ALIAS}-{key}"
     if not archive.exists() or not unpacked.exists():
         staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))

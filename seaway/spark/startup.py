@@ -16,10 +16,10 @@ import tempfile
 import zlib
 from pathlib import Path
 
-__all__ = ["class_data_sharing", "spark_home_without_zip"]
+__all__ = ["cache_dir", "class_data_sharing", "spark_home_without_zip"]
 
 
-def _cache() -> Path:
+def cache_dir() -> Path:
     """``$XDG_CACHE_HOME/seaway`` (default ``~/.cache/seaway``), created if needed."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     path = Path(base) / "seaway"
@@ -47,7 +47,7 @@ def spark_home_without_zip() -> str | None:
     if not (package / "jars").is_dir() or not (package / "python" / "lib").is_dir():
         return None
     try:
-        cache = _cache()
+        cache = cache_dir()
         home = cache / f"spark-home-{pyspark.__version__}-{_digest(str(package))}"
         if not (home / "jars").exists():
             staging = Path(tempfile.mkdtemp(prefix=".spark-home-", dir=cache))
@@ -86,7 +86,7 @@ def class_data_sharing() -> str:
     jars = Path(spark_home) / "jars"
     try:
         key = _digest(str(java), str(java.stat().st_mtime_ns), str(jars.resolve()))
-        archive = _cache() / f"spark-driver-{key}-{jars.stat().st_mtime_ns}.jsa"
+        archive = cache_dir() / f"spark-driver-{key}-{jars.stat().st_mtime_ns}.jsa"
     except OSError:
         return ""
     if archive.exists():
