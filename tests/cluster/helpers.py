@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 from confluent_kafka import Consumer, TopicPartition
 
 from tests.broker.clients import quiet
@@ -33,11 +30,3 @@ def committed_values(bootstrap: str, topic: str, partitions: int) -> list[bytes]
 
 def committed_count(bootstrap: str, topic: str, partitions: int) -> int:
     return len(committed_values(bootstrap, topic, partitions))
-
-
-def wait_for(what: str, check: Callable[[], bool], timeout: float = 240) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.5)

@@ -16,8 +16,8 @@ import pytest
 from seaway.spark.shipping import ALIAS
 from seaway.spark.standalone import StandaloneCluster
 from tests.broker.clients import create_topic, produce
-from tests.cluster.helpers import committed_count, committed_values, wait_for
-from tests.connect.workers import WorkerProcess, distributed_props
+from tests.cluster.helpers import committed_count, committed_values
+from tests.connect.workers import WorkerProcess, distributed_props, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,21 +62,21 @@ def test_a_spark_worker_killed_mid_stream_loses_and_duplicates_nothing(
     batch(0)
     log = (tmp_path / "driver.log").open("wb")
     driver = subprocess.Popen(
-        [sys.executable, "-m", "tests.cluster.stream_job", spark_cluster.url, bootstrap,
-         "kill-src", "kill-dst", str(tmp_path / "checkpoint")],
+        [sys.executable, "-m", "tests.spark.eos_job", bootstrap, "kill-src", "kill-dst",
+         str(tmp_path / "checkpoint"), "topic", spark_cluster.url],
         cwd=ROOT, env=driver_env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
-        wait_for("the copy to begin", lambda: committed_count(bootstrap, "kill-dst", 4) >= 400)
+        wait_for("the copy to begin", lambda: committed_count(bootstrap, "kill-dst", 4) >= 400, 240)
         spark_cluster.kill_worker(0)  # with its executor: its tasks go to the other worker
         batch(3_000)
-        wait_for("6,000 records", lambda: committed_count(bootstrap, "kill-dst", 4) >= 6_000)
+        wait_for("6,000 records", lambda: committed_count(bootstrap, "kill-dst", 4) >= 6_000, 240)
         spark_cluster.start_worker(0)  # the application gets its second executor back
         wait_for(
-            "the application to use both workers again", lambda: _app_cores(spark_cluster) == 2
+            "the application to use both workers again", lambda: _app_cores(spark_cluster) == 2, 240
         )
         batch(6_000)
-        wait_for("9,000 records", lambda: committed_count(bootstrap, "kill-dst", 4) >= 9_000)
+        wait_for("9,000 records", lambda: committed_count(bootstrap, "kill-dst", 4) >= 9_000, 240)
         assert driver.poll() is None, (tmp_path / "driver.log").read_text()[-3000:]
     finally:
         driver.kill()
@@ -87,7 +87,7 @@ def test_a_spark_worker_killed_mid_stream_loses_and_duplicates_nothing(
 
 
 def _app_cores(cluster: StandaloneCluster) -> int:
-    apps = [a for a in cluster.state()["activeapps"] if a["name"] == "seaway-cluster-stream-job"]
+    apps = [a for a in cluster.state()["activeapps"] if a["name"] == "eos-job"]
     return sum(a["cores"] for a in apps)
 
 
@@ -133,11 +133,11 @@ def test_mirror_maker_runs_its_flow_on_the_cluster(
         cwd=ROOT, env=driver_env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
-        wait_for("the flow's records on B", lambda: _record_count(b, "A.mm-orders") >= 2_000)
+        wait_for("the flow's records on B", lambda: _record_count(b, "A.mm-orders") >= 2_000, 240)
         apps = [app["name"] for app in spark_cluster.state()["activeapps"]]
         assert "seaway-mirror-maker" in apps  # its tasks ran in the cluster's executors
         produce(a, "mm-orders", [(b"k%d" % i, b"order %d" % i) for i in range(2_000, 2_500)])
-        wait_for("the next records on B", lambda: _record_count(b, "A.mm-orders") >= 2_500)
+        wait_for("the next records on B", lambda: _record_count(b, "A.mm-orders") >= 2_500, 240)
     finally:
         mirror.terminate()
         mirror.wait(60)
@@ -190,7 +190,7 @@ def test_connect_runs_a_source_connector_on_the_cluster_and_refuses_file_connect
                 },
             },
         )
-        wait_for("the records on B", lambda: _record_count(b, "A.connect-orders") >= 1_000)
+        wait_for("the records on B", lambda: _record_count(b, "A.connect-orders") >= 1_000, 240)
         apps = [app["name"] for app in spark_cluster.state()["activeapps"]]
         assert "seaway-connect" in apps, apps
     values = committed_values(b, "A.connect-orders", 2)

@@ -1,8 +1,9 @@
 """An exactly-once streaming copy run as its own driver process (killed with -9 by tests).
 
-Usage: python -m tests.spark.eos_job BOOTSTRAP SOURCE SINK CHECKPOINT MODE
+Usage: python -m tests.spark.eos_job BOOTSTRAP SOURCE SINK CHECKPOINT MODE [MASTER]
 MODE: "topic" copies the Kafka topic SOURCE; "files" copies the text files in directory
 SOURCE (one record per line). Runs until killed, or to the end with "...-available-now".
+MASTER: the Spark master (default local[2]; the cluster tests give a spark:// one).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from seaway.spark import spark_session
 
 def main() -> None:
     bootstrap, source, sink, checkpoint, mode = sys.argv[1:6]
-    spark = spark_session("local[2]", app_name="eos-job", config={"spark.ui.enabled": "false"})
+    master = sys.argv[6] if len(sys.argv) > 6 else "local[2]"
+    spark = spark_session(master, app_name="eos-job", config={"spark.ui.enabled": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     if mode.startswith("topic"):
         stream = (
