@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlencode
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -42,7 +42,8 @@ from starlette.types import Receive, Scope, Send
 from seaway.connect.api.errors import AlreadyExistsError, NotFoundError
 from seaway.connect.rest.errors import BadRequestError, ConnectRestError
 from seaway.connect.rest.loggers import Loggers, parse_level
-from seaway.connect.runtime.herder import Herder
+from seaway.connect.runtime.distributed.internal_requests import send
+from seaway.connect.runtime.herder import Herder, InternalRequest, RequestTargetError
 
 __all__ = ["create_app"]
 
@@ -407,6 +408,39 @@ def _media_types(header: str) -> list[tuple[str, str, float]]:
     return out
 
 
+NO_LEADER_MESSAGE = (
+    "Cannot complete request momentarily due to no known leader URL, likely because a "
+    "rebalance was underway."
+)
+CONFLICT_MESSAGE = (
+    "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
+)
+
+
+def _forward(request: Request, call: _Call, target: RequestTargetError) -> Response:
+    """Send a request another worker must serve to it (Kafka's HerderRequestHandler): the
+    first hop adds ``forward=true``, the second ``forward=false``, and a worker that got
+    ``forward=false`` answers 409 instead of forwarding again."""
+    if target.url is None:
+        raise ConnectRestError(409, NO_LEADER_MESSAGE) from target
+    forward = _query_first(call.query, "forward")
+    if forward is not None and forward.lower() != "true":
+        raise ConnectRestError(409, CONFLICT_MESSAGE) from target
+    params = [(k, v) for k, v in call.query.multi_items() if k != "forward"]
+    params.append(("forward", "false" if forward is not None else "true"))
+    raw_path = (request.scope.get("raw_path") or request.url.path.encode()).decode("latin-1")
+    url = target.url.rstrip("/") + raw_path + "?" + urlencode(params)
+    headers = {}
+    if "authorization" in request.headers:
+        headers["Authorization"] = request.headers["authorization"]
+    log.debug("Forwarding %s %s to %s", request.method, raw_path, url)
+    reply = send(request.method, url, call.body or None, headers)
+    response = Response(reply.body or None, reply.status)
+    if reply.content_type and reply.body:
+        response.headers["Content-Type"] = reply.content_type
+    return response
+
+
 def _options(allow: str, call: _Call) -> Response:
     """Jersey's automatic ``OPTIONS``: 200, the ``Allow`` header, no body."""
     return Response(None, 200, {"Allow": allow})
@@ -427,6 +461,7 @@ class _Call:
     query: QueryParams
     body: bytes
     base_url: str
+    headers: Mapping[str, str]
 
 
 Endpoint = Callable[[_Call], Response]
@@ -476,8 +511,9 @@ class _ConnectApi:
             _Route((*c, "pause"), {"PUT": self.pause}),
             _Route((*c, "resume"), {"PUT": self.resume}),
             _Route((*c, "stop"), {"PUT": self.stop}),
-            _Route((*c, "tasks"), {"GET": self.tasks}),
+            _Route((*c, "tasks"), {"GET": self.tasks, "POST": self.put_task_configs}),
             _Route((*c, "tasks-config"), {"GET": self.tasks_config}),
+            _Route((*c, "fence"), {"PUT": self.fence}),
             _Route((*c, "tasks", "{task}", "status"), {"GET": self.task_status}),
             _Route((*c, "tasks", "{task}", "restart"), {"POST": self.restart_task}),
             _Route(
@@ -513,8 +549,12 @@ class _ConnectApi:
                 query=request.query_params,
                 body=await request.body(),
                 base_url=str(request.base_url),
+                headers=request.headers,
             )
-            return await run_in_threadpool(endpoint, call)
+            try:
+                return await run_in_threadpool(endpoint, call)
+            except RequestTargetError as target:
+                return await run_in_threadpool(_forward, request, call, target)
         except Exception as exc:
             return _error_response(exc, path)
 
@@ -562,6 +602,22 @@ class _ConnectApi:
                     raise _WebError(406)
             return endpoint, params
         raise _WebError(404)
+
+    # --- internal requests between workers ---------------------------------------------------
+
+    def put_task_configs(self, call: _Call) -> Response:
+        configs = _required(call.body)
+        if not isinstance(configs, list):
+            _mismatch(f"java.util.ArrayList<{_STRING_MAP}>", configs)
+        maps = [_string_map(c, ((_LIST, i),)) for i, c in enumerate(configs)]
+        request = InternalRequest(dict(call.headers), call.body)
+        self.herder.put_task_configs(call.params["connector"], maps, request)
+        return _empty(204)
+
+    def fence(self, call: _Call) -> Response:
+        request = InternalRequest(dict(call.headers), call.body)
+        self.herder.fence_zombies(call.params["connector"], request)
+        return _empty(204)
 
     # --- root -------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from seaway.config import load_properties
+from seaway.connect.runtime.distributed.herder import DistributedHerder
 from seaway.connect.runtime.herder import Herder
 from seaway.connect.runtime.plugins import Plugins
 from seaway.connect.runtime.storage import (
@@ -47,6 +48,7 @@ class Connect:
         """Bind the REST server (answering 503 on /health until ready), then start."""
         self.rest.start()
         self.herder.worker_id = self.rest.worker_id
+        self.herder.url = self.rest.advertised_url
         try:
             self.herder.start()
         except BaseException:
@@ -96,7 +98,7 @@ def distributed_worker(props: Mapping[str, Any]) -> Connect:
     config = WorkerConfig(props, distributed=True)
     plugins = Plugins(config.get("plugin.path"))
     offsets = TopicOffsetStore.from_worker_config(config.originals)
-    herder = WorkerHerder(
+    herder = DistributedHerder(
         Worker(config),
         plugins,
         TopicConfigStore.from_worker_config(config.originals),

@@ -16,9 +16,37 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from seaway.connect.api.errors import ConnectError
+
 JsonDict = dict[str, Any]
+
+
+class RequestTargetError(ConnectError):
+    """Another worker must serve this request (Kafka's ``RequestTargetException``): the
+    REST layer forwards it to *url*, or answers 409 when it cannot."""
+
+    def __init__(self, message: str, url: str | None) -> None:
+        super().__init__(message)
+        self.url = url
+
+
+class NotLeaderError(RequestTargetError):
+    """Only the leader may do this (Kafka's ``NotLeaderException``)."""
+
+
+class NotAssignedError(RequestTargetError):
+    """Only the worker running the connector may do this (``NotAssignedException``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class InternalRequest:
+    """A request another worker sent: its headers (the KIP-507 signature) and exact body."""
+
+    headers: Mapping[str, str]
+    body: bytes
 
 
 class Herder(ABC):
@@ -108,6 +136,20 @@ class Herder(ABC):
     def stop_connector(self, name: str) -> None:
         """Remove the task configs, then target state STOPPED (KIP-875)."""
 
+    # --- internal requests between the workers of a cluster -------------------------------
+
+    @abstractmethod
+    def put_task_configs(
+        self, name: str, configs: list[dict[str, str]], request: InternalRequest
+    ) -> None:
+        """``POST /connectors/{name}/tasks``: a connector's owner publishes its task configs
+        through the leader."""
+
+    @abstractmethod
+    def fence_zombies(self, name: str, request: InternalRequest) -> None:
+        """``PUT /connectors/{name}/fence``: fence the task producers of a source connector's
+        previous generation before its exactly-once tasks start (KIP-618)."""
+
     # --- offsets (KIP-875) ----------------------------------------------------------------
 
     @abstractmethod
@@ -159,4 +201,11 @@ class Herder(ABC):
         """
 
 
-__all__ = ["Herder", "JsonDict"]
+__all__ = [
+    "Herder",
+    "InternalRequest",
+    "JsonDict",
+    "NotAssignedError",
+    "NotLeaderError",
+    "RequestTargetError",
+]

@@ -236,6 +236,23 @@ class Worker:
             query = writer.start()
         return ConnectorQuery(spec.connector, query, checkpoint, "source")
 
+    def fence_producers(
+        self, transactional_ids: list[str], connector_config: Mapping[str, str]
+    ) -> None:
+        """Fence every producer of *transactional_ids* (Kafka's ``Admin.fenceProducers``):
+        initializing a transactional producer with the same id bumps its epoch, so a zombie
+        task still holding the old epoch can no longer commit."""
+        from confluent_kafka import Producer
+
+        settings = self.client_config(connector_config, "producer")
+        for transactional_id in transactional_ids:
+            producer = Producer({**settings, "transactional.id": transactional_id})
+            try:
+                producer.init_transactions(_TIMEOUT_S)
+            finally:
+                producer.flush(0)
+            log.info("Fenced producers with transactional id %s", transactional_id)
+
     def run_sink(self, spec: SinkQuerySpec, connector_config: Mapping[str, str]) -> ConnectorQuery:
         """Start a sink connector: its topics, from the group's offsets, into ``put()``."""
         from pyspark.sql import functions as F

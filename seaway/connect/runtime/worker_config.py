@@ -331,43 +331,68 @@ def _distributed() -> ConfigDef:
         10000,
         None,
         Importance.HIGH,
-        "Worker group session timeout.",
+        "How long the group coordinator waits for a worker's heartbeat before it removes "
+        "the worker from the group and rebalances.",
         group=_COMMON,
     )
     d.define(
         "heartbeat.interval.ms",
         Type.INT,
         3000,
-        None,
+        Range.at_least(1),
         Importance.HIGH,
-        "Worker group heartbeat interval.",
+        "How often a worker heartbeats to the group coordinator (well below session.timeout.ms).",
         group=_COMMON,
     )
     d.define(
         "rebalance.timeout.ms",
         Type.INT,
         60000,
-        None,
+        Range.at_least(1),
         Importance.HIGH,
-        "Worker group rebalance timeout.",
+        "How long the coordinator waits for every worker to join once a rebalance starts.",
         group=_COMMON,
     )
     d.define(
         "scheduled.rebalance.max.delay.ms",
         Type.INT,
         300000,
-        Range.at_least(0),
+        Range.between(0, 2**31 - 1),
         Importance.LOW,
-        "Accepted for compatibility.",
+        "How long the leader keeps a departed worker's connectors unassigned, waiting for "
+        "it to come back, before it gives them to the other workers (KIP-415); also the "
+        "cap of the back-off between consecutive revoking rebalances.",
+        group=_COMMON,
+    )
+    d.define(
+        "worker.sync.timeout.ms",
+        Type.INT,
+        3000,
+        Range.at_least(0),
+        Importance.MEDIUM,
+        "How long a worker reads the config topic to catch up with an assignment before "
+        "it gives up and rejoins.",
         group=_COMMON,
     )
     d.define(
         "connect.protocol",
         Type.STRING,
         "sessioned",
-        None,
+        CaseInsensitiveValidString(["compatible", "sessioned"]),
         Importance.LOW,
-        "Accepted for compatibility.",
+        "The group protocol: 'sessioned' (incremental cooperative rebalancing with signed "
+        "internal requests, KIP-507) or 'compatible' (the same without signing). Kafka's "
+        "'eager' protocol is not offered.",
+        group=_COMMON,
+    )
+    d.define(
+        "inter.worker.key.ttl.ms",
+        Type.INT,
+        3600000,
+        Range.between(0, 2**31 - 1),
+        Importance.LOW,
+        "How long the leader's session key for signing internal requests stays valid "
+        "before the leader writes a new one.",
         group=_COMMON,
     )
     return d  # fmt: skip

@@ -11,9 +11,11 @@ restarts without it, so the connector's other tasks and every other connector ke
 source offsets are flushed every ``offset.flush.interval.ms`` (at-least-once mode) and used
 topics are recorded.
 
-Standalone and distributed workers differ only in their stores (memory and file versus
-Kafka topics); see :mod:`seaway.connect.runtime.standalone` and
-:mod:`seaway.connect.runtime.distributed`.
+A standalone worker runs every connector of its stores (memory and a file). A distributed
+worker (:class:`~seaway.connect.runtime.distributed.herder.DistributedHerder`) keeps its
+stores in Kafka topics and runs only the connectors its group's leader assigns to it; the
+hooks for that (``_start_assignment``, ``_owns``, ``_require_leader``, ``_require_owner``,
+``_publish_task_configs``, ``_before_exactly_once_start``) are no-ops here.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from seaway.connect.api.flow import FlowConnector
 from seaway.connect.api.source import ExactlyOnceSupport
 from seaway.connect.rest.errors import BadRequestError
 from seaway.connect.runtime import connector_config as cc
-from seaway.connect.runtime.herder import Herder, JsonDict
+from seaway.connect.runtime.herder import Herder, InternalRequest, JsonDict
 from seaway.connect.runtime.offsets_api import ConnectorOffsetsApi
 from seaway.connect.runtime.plugins import Plugins, connector_type
 from seaway.connect.runtime.queries.conversion import (
@@ -137,6 +139,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         self.offsets = offsets
         self.statuses = statuses
         self.worker_id = worker_id
+        self.url = ""  # the advertised REST URL, once the REST server is bound
         self.offsets_topic = offsets_topic
         self.config = worker.config
         self._running: dict[str, _Running] = {}
@@ -159,12 +162,41 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         self.configs.set_update_listener(_Listener(self))
         self.configs.start()
         self.worker.start()
-        for name in self.configs.snapshot().connectors():
-            self.mark(name)
         self._thread = threading.Thread(target=self._run, name="connect-herder", daemon=True)
         self._thread.start()
-        self._ready.set()
+        self._start_assignment()
         log.info("Herder started as worker %s", self.worker_id)
+
+    # --- what a distributed worker changes (no-ops for a worker that runs everything) -------
+
+    def _start_assignment(self) -> None:
+        """Begin running connectors: here all of them, at once."""
+        for name in self.configs.snapshot().connectors():
+            self.mark(name)
+        self._ready.set()
+
+    def _owns(self, name: str) -> bool:
+        """Whether this worker runs connector *name*."""
+        return True
+
+    def _require_leader(self, message: str) -> None:
+        """Raise NotLeaderError (with *message*) unless this worker may write configs."""
+
+    def _require_owner(self, name: str) -> None:
+        """Raise a RequestTargetError unless this worker runs connector *name*."""
+
+    def _publish_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        """Store task configs the connector generated (through the leader in a cluster)."""
+        self.configs.put_task_configs(name, configs)
+
+    def _before_exactly_once_start(self, name: str) -> bool:
+        """Called before a source connector's exactly-once tasks start (zombie fencing);
+        False to start them later."""
+        return True
+
+    def _status_generation(self, run: _Running) -> int:
+        """The generation written with a task's status."""
+        return run.generation
 
     def stop(self) -> None:
         """Stop every connector (flushing offsets), Spark and the stores."""
@@ -217,7 +249,12 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         if config is None:
             if name in self._running:
                 self._stop_connector(name, State.DESTROYED)
-            self._destroy_statuses(name, ())
+            if self._owns(name):
+                self._destroy_statuses(name, ())
+            return
+        if not self._owns(name):
+            if name in self._running:
+                self._release(name)
             return
         config = dict(config)
         target = snapshot.target_state(name) or TargetState.STARTED
@@ -283,7 +320,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             return False
         if run.query is not None:
             self._stop_query(name, run)
-        self.configs.put_task_configs(name, configs)
+        self._publish_task_configs(name, configs)
         return True
 
     def _start_query(self, name: str, run: _Running, task_configs: list[dict[str, str]]) -> None:
@@ -305,6 +342,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         run.generation += 1
         if isinstance(run.connector, SourceConnector):
             transactional = self.config.exactly_once_source
+            if transactional and not self._before_exactly_once_start(name):
+                return
             corrupt = getattr(self.offsets, "corrupt_offsets", lambda _: [])(name)
             if corrupt:
                 raise ConnectError(
@@ -342,7 +381,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             if index in run.failed:
                 self._put(TaskStatus(task, State.FAILED, self.worker_id, trace=run.failed[index]))
             else:
-                self._put(TaskStatus(task, State.RUNNING, self.worker_id, run.generation))
+                self._put(TaskStatus(task, State.RUNNING, self.worker_id,
+                                     self._status_generation(run)))  # fmt: skip
         log.info("Connector %s running tasks %s as Spark query %s", name, enabled, run.query)
 
     def _start_flow(self, name: str, run: _Running, task_configs: list[dict[str, str]]) -> None:
@@ -353,7 +393,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         run.query = self.worker.run_flow(name, run.connector, task_configs)
         for index in range(len(task_configs)):
             task = ConnectorTaskId(name, index)
-            self._put(TaskStatus(task, State.RUNNING, self.worker_id, run.generation))
+            self._put(TaskStatus(task, State.RUNNING, self.worker_id,
+                                 self._status_generation(run)))  # fmt: skip
         log.info("Connector %s running its %d task(s) as one flow", name, len(task_configs))
 
     def _watch(self, name: str) -> None:
@@ -439,6 +480,17 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             self._destroy_statuses(name, ())
         elif state is not None:
             self._put(ConnectorStatus(name, state, self.worker_id))
+
+    def _release(self, name: str) -> None:
+        """Stop a connector this worker no longer owns; its statuses say UNASSIGNED unless
+        its new owner already wrote newer ones."""
+        run = self._running.get(name)
+        generation = 0 if run is None else self._status_generation(run)
+        self._stop_connector(name, None)
+        for task in self.configs.snapshot().tasks(name):
+            self.statuses.put_safe(TaskStatus(task, State.UNASSIGNED, self.worker_id, generation))
+        self.statuses.put_safe(ConnectorStatus(name, State.UNASSIGNED, self.worker_id, generation))
+        log.info("Connector %s is no longer assigned to this worker", name)
 
     def _destroy_statuses(self, name: str, tasks: Any) -> None:
         for task in tasks:
@@ -532,6 +584,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         allow_replace: bool,
         initial_state: str | None = None,
     ) -> tuple[bool, JsonDict]:
+        self._require_leader("Only the leader can set connector configs.")
         config = {k: v for k, v in config.items() if v is not None}
         if cc.NAME not in config:
             config[cc.NAME] = name
@@ -564,6 +617,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         return self.put_connector_config(name, config, allow_replace=True)[1]
 
     def delete_connector(self, name: str) -> None:
+        self._require_leader("Only the leader can delete connector configs.")
         self._config(name)
         self.configs.remove_connector_config(name)
 
@@ -600,6 +654,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
     ) -> JsonDict | None:
         if not self.configs.contains(name):
             raise NotFoundError(f"Unknown connector: {name}")
+        self._require_owner(name)
         status = self.connector_status(name)
         restart_connector = not only_failed or status["connector"]["state"] == "FAILED"
         tasks = [
@@ -643,6 +698,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             raise NotFoundError(f"Unknown connector: {name}")
         if ConnectorTaskId(name, task) not in snapshot.tasks(name):
             raise NotFoundError(f"Unknown task: {name}-{task}")
+        self._require_owner(name)
         with self._lock:
             run = self._running.get(name)
             if run is not None:
@@ -665,9 +721,31 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         self.configs.put_target_state(name, TargetState.STARTED)
 
     def stop_connector(self, name: str) -> None:
+        self._require_leader("Only the leader can stop connectors.")
         self._require(name)
         self.configs.put_task_configs(name, [])  # an empty task set, as Kafka writes it
         self.configs.put_target_state(name, TargetState.STOPPED)
+
+    # --- Herder: internal requests -----------------------------------------------------------
+
+    def put_task_configs(
+        self, name: str, configs: list[dict[str, str]], request: InternalRequest
+    ) -> None:
+        raise ConnectError(
+            "Kafka Connect in standalone mode does not support externally setting task "
+            "configurations."
+        )
+
+    def fence_zombies(self, name: str, request: InternalRequest) -> None:
+        raise ConnectError("Kafka Connect in standalone mode does not support zombie fencing.")
+
+    def alter_connector_offsets(self, name: str, offsets: list[JsonDict]) -> str:
+        self._require_leader("Only the leader can alter connector offsets.")
+        return super().alter_connector_offsets(name, offsets)
+
+    def reset_connector_offsets(self, name: str) -> str:
+        self._require_leader("Only the leader can reset connector offsets.")
+        return super().reset_connector_offsets(name)
 
     # --- Herder: topics ---------------------------------------------------------------------
 

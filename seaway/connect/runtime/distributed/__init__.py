@@ -1,0 +1,1 @@
+"""A cluster of Connect workers: group membership, assignment, forwarding and fencing."""

@@ -1,0 +1,210 @@
+"""Three distributed workers in one group (Kafka's ConnectWorkerIntegrationTest and
+RebalanceSourceConnectorsIntegrationTest, with real processes).
+
+Six connectors (three exactly-once FileStream sources fed while the test runs, three
+FileStream sinks copying their topics) are created through followers, which forward to the
+leader. They spread two per worker and never run on two workers at once. A follower is
+killed with ``kill -9``: its connectors run on the others once
+``scheduled.rebalance.max.delay.ms`` has passed. Then every worker is restarted in turn.
+Through all of it each line reaches its topic exactly once (read_committed) and every line
+reaches its sink's copy.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.connect.test_worker_recovery import _create_topic, _payloads
+from tests.connect.workers import WorkerProcess, distributed_props, wait_for
+
+pytestmark = pytest.mark.slow
+
+SOURCES = 3
+LINES = 6_000
+DELAY_MS = 5_000
+
+
+class Feeder(threading.Thread):
+    """Appends lines to the source files in small steps, as a live log grows."""
+
+    def __init__(self, files: list[Path]) -> None:
+        super().__init__(daemon=True)
+        self.files = files
+        self.written = 0
+        self.done = threading.Event()
+
+    def lines(self, index: int) -> list[str]:
+        return [f"src{index} line {i:05d}" for i in range(LINES)]
+
+    def run(self) -> None:
+        step = 150
+        while self.written < LINES:
+            for index, path in enumerate(self.files):
+                chunk = self.lines(index)[self.written : self.written + step]
+                with open(path, "a", encoding="utf-8") as f:
+                    f.write("".join(line + "\n" for line in chunk))
+            self.written += step
+            time.sleep(0.5)
+        self.done.set()
+
+
+def _statuses(worker: WorkerProcess) -> dict[str, Any]:
+    assert worker.rest is not None
+    status, body = worker.rest.get("/connectors?expand=status")
+    return body if status == 200 else {}
+
+
+def _placement(worker: WorkerProcess, names: list[str]) -> dict[str, str] | None:
+    """connector -> worker id, when every connector and task is RUNNING."""
+    statuses = _statuses(worker)
+    placement = {}
+    for name in names:
+        status = statuses.get(name, {}).get("status")
+        if status is None or status["connector"]["state"] != "RUNNING":
+            return None
+        tasks = status["tasks"]
+        if not tasks or any(t["state"] != "RUNNING" for t in tasks):
+            return None
+        if {t["worker_id"] for t in tasks} != {status["connector"]["worker_id"]}:
+            return None
+        placement[name] = status["connector"]["worker_id"]
+    return placement
+
+
+def _worker_id(worker: WorkerProcess) -> str:
+    assert worker.rest is not None
+    return worker.rest.url.split("://", 1)[1].rstrip("/")
+
+
+def _runs(worker: WorkerProcess) -> tuple[bool, set[str]]:
+    """(leader?, connectors) from the worker's last applied assignment (its log)."""
+    found = re.findall(
+        r"Worker \S+ \(generation \d+, (leader|leader \S+)\) runs \[(.*)\]",
+        worker.log.read_text(errors="replace"),
+    )
+    if not found:
+        return False, set()
+    role, names = found[-1]
+    return role == "leader", {n.strip(" '") for n in names.split(",") if n.strip()}
+
+
+def test_three_workers_share_connectors_through_kill_and_rolling_restart(
+    tmp_path: Path, bootstrap: str
+) -> None:
+    props = distributed_props(
+        bootstrap,
+        "trio",
+        **{
+            "exactly.once.source.support": "enabled",
+            "scheduled.rebalance.max.delay.ms": DELAY_MS,
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 1000,
+            "spark.master": "local[1]",
+        },
+    )
+    workers = [WorkerProcess(props, tmp_path / f"w{i}") for i in range(3)]
+    for worker in workers:
+        worker.start()
+    try:
+        _run(tmp_path, bootstrap, workers)
+    finally:
+        for worker in workers:
+            worker.kill()
+
+
+def _run(tmp_path: Path, bootstrap: str, workers: list[WorkerProcess]) -> None:
+    files = [tmp_path / f"in{i}.txt" for i in range(SOURCES)]
+    for i, path in enumerate(files):
+        path.touch()
+        _create_topic(bootstrap, f"trio{i}")  # one partition: the lines keep their order
+    copies = [tmp_path / f"copy{i}.txt" for i in range(SOURCES)]
+    wait_for("one leader", lambda: sum(_runs(w)[0] for w in workers) == 1, timeout=60)
+    followers = [w for w in workers if not _runs(w)[0]]
+    names = []
+    for i in range(SOURCES):
+        source = {"connector.class": "FileStreamSource", "file": str(files[i]), "topic": f"trio{i}"}
+        sink = {"connector.class": "FileStreamSink", "file": str(copies[i]), "topics": f"trio{i}"}
+        for name, config in ((f"src{i}", source), (f"sink{i}", sink)):
+            # Created through a follower: it forwards to the leader, which writes the config.
+            assert followers[i % 2].rest is not None
+            status, body, _ = followers[i % 2].rest.call(
+                "POST", "/connectors", {"name": name, "config": config}
+            )
+            assert status == 201, body
+            names.append(name)
+
+    # A follower answers for the leader, the rules of forwarding hold.
+    assert followers[0].rest is not None
+    status, body, _ = followers[0].rest.call(
+        "PUT", "/connectors/src0/config?forward=false", {"connector.class": "FileStreamSource"}
+    )
+    assert (status, body["message"]) == (
+        409,
+        "Cannot complete request because of a conflicting operation (e.g. worker rebalance)",
+    )
+    # Internal requests must carry the session key's signature (KIP-507).
+    leader = next(w for w in workers if _runs(w)[0])
+    assert leader.rest is not None
+    status, body, _ = leader.rest.call("POST", "/connectors/src0/tasks", [{"a": "b"}])
+    assert (status, body["message"]) == (400, "Internal request missing required signature")
+    status, body, _ = leader.rest.call("PUT", "/connectors/src0/fence")
+    assert status == 400
+
+    placement = wait_for("six connectors running", lambda: _placement(workers[0], names))
+    ids = {_worker_id(w) for w in workers}
+    assert set(placement.values()) == ids
+    assert sorted(list(placement.values()).count(i) for i in ids) == [2, 2, 2]
+    owned = [_runs(w)[1] for w in workers]
+    assert sum(len(o) for o in owned) == 6 and set().union(*owned) == set(names)
+
+    feeder = Feeder(files)
+    feeder.start()
+    wait_for("records flowing", lambda: feeder.written >= LINES // 5)
+
+    # kill -9 a follower: its connectors move once the delay has passed.
+    victim = followers[1]
+    dead = _worker_id(victim)
+    moved = {n for n, w in placement.items() if w == dead}
+    killed_at = time.monotonic()
+    victim.kill()
+    survivors = [w for w in workers if w is not victim]
+
+    def elsewhere() -> dict[str, str] | None:
+        now = _placement(survivors[0], names)
+        return now if now and dead not in now.values() else None
+
+    after = wait_for("the dead worker's connectors elsewhere", elsewhere, timeout=120)
+    assert time.monotonic() - killed_at >= DELAY_MS / 1000
+    assert {after[n] for n in moved} <= {_worker_id(w) for w in survivors}
+
+    # Rolling restart: the killed worker comes back, then each worker is restarted in turn.
+    victim.start()
+    for worker in workers:
+        if worker is not victim:
+            worker.stop()
+            worker.start()
+        wait_for("all connectors running", lambda: _placement(victim, names), timeout=180)
+
+    assert feeder.done.wait(120), "the feeder did not finish"
+    for i in range(SOURCES):
+        expected = feeder.lines(i)
+        got = wait_for(
+            f"every line of in{i}.txt in its topic",
+            lambda i=i: (
+                (p := _payloads(bootstrap, f"trio{i}", "read_committed"))
+                and (p if len(p) >= LINES else None)
+            ),
+            timeout=180,
+        )
+        assert got == expected, f"trio{i}: {len(got)} records, exactly once expected"
+        wait_for(
+            f"copy{i}.txt complete",
+            lambda i=i, expected=expected: set(expected) <= set(copies[i].read_text().splitlines()),
+            timeout=120,
+        )
