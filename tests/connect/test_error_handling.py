@@ -1,7 +1,9 @@
 """Poison records in a sink connector (Kafka's ErrorHandlingIntegrationTest): with
 ``errors.tolerance=none`` the task fails with the error in its trace; with ``all`` and a
 dead letter queue every bad record lands in the queue once, as consumed, with Kafka's
-``__connect.errors.*`` context headers, and every good record reaches the sink."""
+``__connect.errors.*`` context headers, every good record reaches the sink, the error is
+logged with the record (``errors.log.include.messages``), and the worker's ``/metrics``
+count it all."""
 
 from __future__ import annotations
 
@@ -10,7 +12,14 @@ from pathlib import Path
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from tests.broker.clients import create_topic, quiet
-from tests.connect.workers import WorkerProcess, distributed_props, line_count, wait_for
+from tests.connect.workers import (
+    WorkerProcess,
+    distributed_props,
+    line_count,
+    sample,
+    scrape,
+    wait_for,
+)
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 BAD = {7, 23, 41}
@@ -69,6 +78,8 @@ def test_poison_records_fail_the_task_or_go_to_the_dead_letter_queue(
             "errors.deadletterqueue.topic.name": dlq,
             "errors.deadletterqueue.topic.replication.factor": "1",
             "errors.deadletterqueue.context.headers.enable": "true",
+            "errors.log.enable": "true",
+            "errors.log.include.messages": "true",
         }})  # fmt: skip
 
         def strict_failed() -> str | None:
@@ -81,6 +92,36 @@ def test_poison_records_fail_the_task_or_go_to_the_dead_letter_queue(
         out = tmp_path / "tolerant.txt"
         wait_for("every good record in the sink", lambda: line_count(out) >= 50 - len(BAD))
         letters = _dead_letters(bootstrap, dlq, len(BAD))
+        tolerant = {"connector": "tolerant", "task": "0"}
+
+        def counted() -> dict | None:
+            m = scrape(rest)
+            read = sample(m, "kafka_connect_sink_task_sink_record_read_total", **tolerant)
+            return m if read == 50 else None
+
+        metrics = wait_for("the tolerant task's counts in /metrics", counted)
+    errors = {
+        name: sample(metrics, f"kafka_connect_task_error_{name}", **tolerant)
+        for name in ("total_record_errors", "total_records_skipped", "total_errors_logged",
+                     "deadletterqueue_produce_requests", "deadletterqueue_produce_failures")
+    }  # fmt: skip
+    assert errors == {
+        "total_record_errors": 3, "total_records_skipped": 3, "total_errors_logged": 3,
+        "deadletterqueue_produce_requests": 3, "deadletterqueue_produce_failures": 0,
+    }  # fmt: skip
+    assert sample(metrics, "kafka_connect_sink_task_sink_record_send_total", **tolerant) == 47
+    assert sample(metrics, "kafka_connect_sink_task_partition_count", **tolerant) == 1
+    strict_task = {"connector": "strict", "task": "0", "status": "failed"}
+    assert sample(metrics, "kafka_connect_connector_task_status", **strict_task) == 1
+    assert sample(metrics, "kafka_connect_connector_status", connector="tolerant",
+                  status="running") == 1  # fmt: skip
+    assert sample(metrics, "kafka_connect_worker_connector_count") == 2
+    assert sample(metrics, "kafka_connect_worker_connector_startup_success_total") == 2
+    assert sample(metrics, "kafka_connect_worker_rebalance_connect_protocol",
+                  connect_protocol="SESSIONED") == 1  # fmt: skip
+    assert (sample(metrics, "kafka_connect_worker_rebalance_completed_rebalances_total") or 0) >= 1
+    log = (tmp_path / "worker" / "worker.log").read_text()
+    assert "Executing stage 'VALUE_CONVERTER'" in log and "value=b'not json {'" in log
     assert sorted(out.read_text().splitlines()) == sorted(
         f"{{n={i}}}" for i in range(50) if i not in BAD
     )
@@ -164,7 +205,22 @@ def test_a_put_that_fails_twice_with_a_retriable_error_is_retried(
         wait_for("every record in the sink", lambda: line_count(out) >= 20)
         _, status = rest.get("/connectors/flaky/status")
         assert status["tasks"][0]["state"] == "RUNNING", status
-    assert out.read_text().splitlines() == [f"v{i}" for i in range(20)]
+        task = {"connector": "flaky", "task": "0"}
+        sent = "kafka_connect_sink_task_sink_record_send_total"
+
+        def sent_20() -> dict | None:
+            m = scrape(rest)
+            return m if sample(m, sent, **task) == 20 else None
+
+        first = wait_for("20 records sent in /metrics", sent_20)
+        assert sample(first, "kafka_connect_task_error_total_retries", **task) == 2
+        for i in range(20, 30):
+            producer.produce(topic_name, value=b"v%d" % i)
+        assert producer.flush(30) == 0
+        wait_for(
+            "the counter moving with 10 more", lambda: sample(scrape(rest), sent, **task) == 30
+        )
+    assert out.read_text().splitlines() == [f"v{i}" for i in range(30)]
     assert (tmp_path / "out.txt.attempts").read_text() == "2"
     assert (
         "put() failed (attempt 2), retrying: not yet (2)"

@@ -170,6 +170,29 @@ def distributed_props(bootstrap: str, name: str, **extra: Any) -> dict[str, Any]
     }
 
 
+def scrape(rest: Rest) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """``GET /metrics`` read with prometheus_client's own parser: one value per sample name
+    and label set."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    request = urllib.request.Request(rest.url + "/metrics", headers={"Accept": "text/plain"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        text = response.read().decode()
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def sample(
+    metrics: dict[tuple[str, frozenset[tuple[str, str]]], float], name: str, **labels: str
+) -> float | None:
+    """The value of sample *name* with exactly *labels*, or None."""
+    return metrics.get((name, frozenset(labels.items())))
+
+
 def wait_for(what: str, check: Callable[[], Any], timeout: float = 120.0) -> Any:
     """Poll *check* until it returns something truthy."""
     deadline = time.monotonic() + timeout

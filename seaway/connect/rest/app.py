@@ -44,6 +44,7 @@ from seaway.connect.rest.errors import BadRequestError, ConnectRestError
 from seaway.connect.rest.loggers import Loggers, parse_level
 from seaway.connect.runtime.distributed.internal_requests import send
 from seaway.connect.runtime.herder import Herder, InternalRequest, RequestTargetError
+from seaway.connect.runtime.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 
 __all__ = ["create_app"]
 
@@ -472,6 +473,7 @@ class _Route:
     segments: tuple[str, ...]  # literals, or "{param}"
     methods: dict[str, Endpoint]
     consumes_json: bool = True  # @Consumes(application/json) on the resource class
+    produces_json: bool = True  # answers JSON (so an Accept without JSON is a 406)
 
     def match(self, segments: list[str]) -> dict[str, str] | None:
         if len(segments) != len(self.segments):
@@ -494,12 +496,14 @@ class _ConnectApi:
         # What answers while the worker starts; every other request waits until it is ready
         # (bounded by REQUEST_TIMEOUT_S), as Kafka's herder queues requests until then.
         self._startup_free: set[Endpoint] = {
-            self.server_info, self.health, self.all_loggers, self.logger, self.set_logger
+            self.server_info, self.health, self.all_loggers, self.logger, self.set_logger,
+            self.metrics,
         }  # fmt: skip
         c = ("connectors", "{connector}")
         self.routes = [
             _Route((), {"GET": self.server_info}, consumes_json=False),
             _Route(("health",), {"GET": self.health}, consumes_json=False),
+            _Route(("metrics",), {"GET": self.metrics}, consumes_json=False, produces_json=False),
             _Route(("connectors",), {"GET": self.list_connectors, "POST": self.create}),
             _Route(c, {"GET": self.connector_info, "DELETE": self.delete}),
             _Route(
@@ -596,7 +600,7 @@ class _ConnectApi:
                 if not types or not _json_compatible(*types[0][:2]):
                     raise _WebError(415)
             accept = request.headers.get("accept")
-            if accept and accept.strip():
+            if route.produces_json and accept and accept.strip():
                 ranges = _media_types(accept)
                 if ranges and not any(_json_compatible(m, s) and q > 0 for m, s, q in ranges):
                     raise _WebError(406)
@@ -623,6 +627,11 @@ class _ConnectApi:
 
     def server_info(self, call: _Call) -> Response:
         return _json(self.herder.server_info())
+
+    def metrics(self, call: _Call) -> Response:
+        """Kafka Connect's metrics for Prometheus (a Seaway endpoint: Kafka's workers
+        export JMX, which the Prometheus JMX exporter turns into these names)."""
+        return Response(self.herder.metrics_exposition(), 200, media_type=METRICS_CONTENT_TYPE)
 
     def health(self, call: _Call) -> Response:
         if self.herder.ready():

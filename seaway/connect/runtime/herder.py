@@ -62,6 +62,10 @@ class Herder(ABC):
     def ready(self) -> bool:
         """True once the worker has finished starting (``GET /health``)."""
 
+    @abstractmethod
+    def metrics_exposition(self) -> bytes:
+        """Kafka Connect's worker metrics in Prometheus' text format (``GET /metrics``)."""
+
     # --- connectors -----------------------------------------------------------------------
 
     @abstractmethod

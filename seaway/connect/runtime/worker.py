@@ -21,7 +21,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -31,6 +31,7 @@ from seaway.connect.api.flow import FlowConnector, FlowContext, FlowHandle
 from seaway.connect.runtime.queries.sink import READER_NAME as SINK_READER_NAME
 from seaway.connect.runtime.queries.sink import SinkQuerySpec
 from seaway.connect.runtime.queries.source import SOURCE_NAME, SourceQuerySpec
+from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.connect.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ class ConnectorQuery:
     checkpoint: Path
     kind: str  # "source" or "sink"
     topics: set[str] = field(default_factory=set)
+    seen_batch: int = -1
 
     @property
     def active(self) -> bool:
@@ -77,17 +79,19 @@ class ConnectorQuery:
 
     def observed_topics(self) -> set[str]:
         """Topics seen in any batch so far (written by sources, read by sinks)."""
-        for progress in self.query.recentProgress or []:
-            metrics = (
-                progress.get("observedMetrics")
-                if isinstance(progress, dict)
-                else getattr(progress, "observedMetrics", None)
-            )
-            row = (metrics or {}).get(OBSERVATION)
-            if row is not None:
-                topics = row["topics"] if isinstance(row, dict) else row.topics
-                self.topics.update(topics or ())
+        for _, row in _observations(self.query.recentProgress):
+            self.topics.update(_field(row, "topics") or ())
         return set(self.topics)
+
+    def task_metrics(self) -> list[TaskMetrics]:
+        """What the tasks counted in the batches completed since the last call."""
+        out = []
+        for batch, row in _observations(self.query.recentProgress):
+            if batch <= self.seen_batch:
+                continue
+            self.seen_batch = batch
+            out += [TaskMetrics.from_json(text) for text in _field(row, "metrics") or ()]
+        return out
 
     def stop(self) -> None:
         from seaway.spark.session import stop_query
@@ -121,8 +125,35 @@ class FlowQuery:
     def observed_topics(self) -> set[str]:
         return set(self.topics)
 
+    def task_metrics(self) -> list[TaskMetrics]:
+        return []
+
     def stop(self) -> None:
         self.handle.stop()
+
+
+def _observed() -> list[Any]:
+    """What a connector query observes per batch: the topics its summary rows name, and
+    the tasks' metrics."""
+    from pyspark.sql import functions as F
+
+    return [
+        F.collect_set("topic").alias("topics"),
+        F.collect_list("metrics").alias("metrics"),
+    ]
+
+
+def _field(row: Any, name: str) -> Any:
+    return row.get(name) if isinstance(row, dict) else getattr(row, name, None)
+
+
+def _observations(progresses: Any) -> Iterator[tuple[int, Any]]:
+    """``(batch id, observed row)`` of each progress report that has one."""
+    for progress in progresses or []:
+        metrics = _field(progress, "observedMetrics")
+        row = (metrics or {}).get(OBSERVATION)
+        if row is not None:
+            yield int(_field(progress, "batchId") or 0), row
 
 
 class Worker:
@@ -203,7 +234,6 @@ class Worker:
         self, spec: SourceQuerySpec, connector_config: Mapping[str, str], transactional: bool
     ) -> ConnectorQuery:
         """Start a source connector: its tasks' records into Kafka."""
-        from pyspark.sql import functions as F
 
         self._activate()
         producer = self.client_config(connector_config, "producer")
@@ -224,7 +254,7 @@ class Worker:
         # The tasks produce their records themselves; Spark sees one row per task and topic.
         frame = (
             self.spark.readStream.format(SOURCE_NAME).option("spec", spec.to_json()).load()
-        ).observe(OBSERVATION, F.collect_set("topic").alias("topics"))
+        ).observe(OBSERVATION, *_observed())
         checkpoint = self._checkpoint(spec.connector)
         writer = (
             frame.writeStream.format("noop")
@@ -255,7 +285,6 @@ class Worker:
 
     def run_sink(self, spec: SinkQuerySpec, connector_config: Mapping[str, str]) -> ConnectorQuery:
         """Start a sink connector: its topics, from the group's offsets, into ``put()``."""
-        from pyspark.sql import functions as F
 
         self._activate()
         consumer = self.client_config(connector_config, "consumer")
@@ -282,7 +311,7 @@ class Worker:
                 reader = reader.option(f"kafka.{key}", value)
         if "isolation.level" in consumer:
             reader = reader.option("kafka.isolation.level", consumer["isolation.level"])
-        frame = reader.load().observe(OBSERVATION, F.collect_set("topic").alias("topics"))
+        frame = reader.load().observe(OBSERVATION, *_observed())
         checkpoint = self._checkpoint(spec.connector)
         writer = (
             frame.writeStream.format("seaway-connect-sink")

@@ -36,6 +36,7 @@ from seaway.connect.api.source import ExactlyOnceSupport
 from seaway.connect.rest.errors import BadRequestError
 from seaway.connect.runtime import connector_config as cc
 from seaway.connect.runtime.herder import Herder, InternalRequest, JsonDict
+from seaway.connect.runtime.metrics import ConnectMetrics, WorkerState
 from seaway.connect.runtime.offsets_api import ConnectorOffsetsApi
 from seaway.connect.runtime.plugins import Plugins, connector_type
 from seaway.connect.runtime.queries.conversion import (
@@ -152,6 +153,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         self._cluster_id: str | None = None
         self._lock = threading.RLock()
         self._written: dict[tuple[type, str], tuple[State, str | None, str]] = {}
+        self.metrics = ConnectMetrics(self._metrics_state)
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -251,6 +253,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                 self._stop_connector(name, State.DESTROYED)
             if self._owns(name):
                 self._destroy_statuses(name, ())
+            self.metrics.forget(name)
             return
         if not self._owns(name):
             if name in self._running:
@@ -277,9 +280,15 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         if run is None or run.connector is None:
             if run is None:
                 run = self._running[name] = _Running(config)
-            connector = self.plugins.new_connector(config[cc.CONNECTOR_CLASS])
-            connector.initialize(_Context(self, name))
-            connector.start(dict(config))
+            self.metrics.startup("connector", None)
+            try:
+                connector = self.plugins.new_connector(config[cc.CONNECTOR_CLASS])
+                connector.initialize(_Context(self, name))
+                connector.start(dict(config))
+            except BaseException:
+                self.metrics.startup("connector", False)
+                raise
+            self.metrics.startup("connector", True)
             run.connector = connector
             regenerate = True
         self._put(ConnectorStatus(name, State.RUNNING, self.worker_id))
@@ -324,6 +333,20 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         return True
 
     def _start_query(self, name: str, run: _Running, task_configs: list[dict[str, str]]) -> None:
+        starting = len(task_configs) - len(run.failed)
+        for _ in range(starting):
+            self.metrics.startup("task", None)
+        try:
+            self._start_tasks(name, run, task_configs)
+        except BaseException:
+            for _ in range(starting):
+                self.metrics.startup("task", False)
+            raise
+        if run.query is not None:
+            for _ in range(starting):
+                self.metrics.startup("task", True)
+
+    def _start_tasks(self, name: str, run: _Running, task_configs: list[dict[str, str]]) -> None:
         if isinstance(run.connector, FlowConnector):
             self._start_flow(name, run, task_configs)
             return
@@ -405,6 +428,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             return
         if self.topic_tracking[0]:
             self._track_topics(name, query)
+        self.metrics.record_batch(name, query.kind, query.task_metrics())
         failure = query.failure()
         if failure is None and query.active:
             interval = float(self.config.get("offset.flush.interval.ms")) / 1000
@@ -543,6 +567,35 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
 
     def ready(self) -> bool:
         return self._ready.is_set()
+
+    def metrics_exposition(self) -> bytes:
+        return self.metrics.exposition()
+
+    def _metrics_state(self) -> WorkerState:
+        """The connectors and tasks this worker runs, for the metrics."""
+        snapshot = self.configs.snapshot()
+        connectors: dict[str, tuple[str, str, str, str]] = {}
+        tasks: dict[tuple[str, int], str] = {}
+        with self._lock:
+            running = {n: r for n, r in self._running.items() if r.connector is not None}
+        for name, run in running.items():
+            status = self.statuses.get_connector(name)
+            version = getattr(run.connector, "version", lambda: "")()
+            connectors[name] = (
+                self._type(run.config),
+                run.config.get(cc.CONNECTOR_CLASS, ""),
+                str(version),
+                status.state.value if status is not None else "UNASSIGNED",
+            )
+            for task in snapshot.tasks(name):
+                task_status = self.statuses.get_task(task)
+                if task_status is not None and task_status.worker_id == self.worker_id:
+                    tasks[(name, task.task)] = task_status.state.value
+        return WorkerState(connectors, tasks, self._rebalance_metrics())
+
+    def _rebalance_metrics(self) -> dict[str, Any] | None:
+        """``connect-worker-rebalance-metrics``; None for a worker outside any group."""
+        return None
 
     # --- Herder: connectors -----------------------------------------------------------------
 

@@ -82,6 +82,9 @@ class DistributedHerder(WorkerHerder):
         self._membership: threading.Thread | None = None
         self._stopping_membership = threading.Event()
         self.rebalances = 0
+        self._rebalancing = False
+        self._rebalance_ms: list[float] = []  # durations of completed rebalances
+        self._last_rebalance: float | None = None
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -168,11 +171,38 @@ class DistributedHerder(WorkerHerder):
 
     def _rebalance(self) -> None:
         assert self.member is not None
+        started = time.monotonic()
         joined = self.member.join(
             protocols_offered(self.connect_protocol, self._metadata()), self._assign
         )
         assignment = Assignment.decode(joined.assignment)
-        self._apply(joined, assignment)
+        self._rebalancing = True
+        try:
+            completed = self.rebalances
+            self._apply(joined, assignment)
+        finally:
+            self._rebalancing = False
+        if self.rebalances > completed:
+            self._last_rebalance = time.monotonic()
+            self._rebalance_ms = [*self._rebalance_ms[-99:], (time.monotonic() - started) * 1000]
+
+    def _rebalance_metrics(self) -> dict[str, Any] | None:
+        durations = self._rebalance_ms
+        snapshot = self.configs.snapshot()
+        with self._owned_lock:
+            owned = set(self._owned)
+        return {
+            "protocol": "SESSIONED" if self._protocol_version >= 2 else "COMPATIBLE",
+            "leader": self._leader_url,
+            "epoch": self._generation,
+            "completed": self.rebalances,
+            "rebalancing": 1.0 if self._rebalancing else 0.0,
+            "max_ms": max(durations, default=0.0),
+            "avg_ms": sum(durations) / len(durations) if durations else 0.0,
+            "last_completed": self._last_rebalance,
+            "assigned_connectors": len(owned),
+            "assigned_tasks": sum(snapshot.task_count(c) for c in owned),
+        }
 
     def _assign(
         self, protocol: str, generation: int, members: Sequence[MemberMetadata]

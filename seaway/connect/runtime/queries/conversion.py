@@ -3,7 +3,9 @@
 The driver describes a connector's conversion in a :class:`ConversionSpec` (plain data, so it
 pickles into Spark tasks); executors build a :class:`RecordConverter` from it once per task.
 Conversion and transformation failures follow Connect's ``errors.tolerance``: ``none`` fails
-the task, ``all`` skips the record (logged when ``errors.log.enable=true``).
+the task, ``all`` skips the record (logged when ``errors.log.enable=true``, with the record's
+key, value and headers when ``errors.log.include.messages=true``). Every failure, retry and
+skip is counted in the task's :class:`~seaway.connect.runtime.queries.task_metrics.TaskMetrics`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from seaway.connect.api import ConnectRecord, Converter, HeaderConverter, Header
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.structs import TimestampType
 from seaway.connect.runtime.queries.retry import RetryPolicy
+from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +73,11 @@ class ConversionSpec:
     def log_errors(self) -> bool:
         return self.connector_config.get("errors.log.enable", "false").strip().lower() == "true"
 
+    @property
+    def log_messages(self) -> bool:
+        value = self.connector_config.get("errors.log.include.messages", "false")
+        return value.strip().lower() == "true"
+
 
 def converter_spec(
     which: str, connector_config: Mapping[str, str], worker_props: Mapping[str, str]
@@ -97,7 +105,12 @@ def add_plugin_path(paths: tuple[str, ...]) -> None:
 class RecordConverter:
     """Converters and the transformation chain of one connector, built in a Spark task."""
 
-    def __init__(self, spec: ConversionSpec, reporter: Reporter | None = None) -> None:
+    def __init__(
+        self,
+        spec: ConversionSpec,
+        reporter: Reporter | None = None,
+        metrics: TaskMetrics | None = None,
+    ) -> None:
         from seaway.connect.converters.registry import new_converter, new_header_converter
         from seaway.connect.transforms.chain import TransformationChain
 
@@ -115,7 +128,7 @@ class RecordConverter:
         )
         self.reporter = reporter
         self.retry = RetryPolicy.of(spec.connector_config)
-        self.skipped = 0
+        self.metrics = TaskMetrics() if metrics is None else metrics
 
     def close(self) -> None:
         self.chain.close()
@@ -131,20 +144,28 @@ class RecordConverter:
         """Run one stage; with ``errors.tolerance=all`` a failure skips the record (None),
         and a *consumed* record goes to the reporter (a sink's dead letter queue)."""
         try:
-            return self.retry.call(what)
+            return self.retry.call(what, on_retry=self._retrying)
         except Exception as error:
+            self.metrics.failed()
+            self.metrics.record_errors += 1
             if not self.spec.tolerate_all:
                 raise
-            self.skipped += 1
+            self.metrics.records_skipped += 1
             if self.reporter is not None and consumed is not None:
                 self.reporter(consumed, stage, executing_class, error)
             if self.spec.log_errors:
+                self.metrics.errors_logged += 1
                 log.error(
                     "Error encountered in connector %s. Executing stage '%s', where record is "
                     "%s: %s",
-                    self.spec.connector, stage, _describe(record), error,
+                    self.spec.connector, stage,
+                    _describe(record, self.spec.log_messages), error,
                 )  # fmt: skip
             return None
+
+    def _retrying(self, attempt: int, error: Exception) -> None:
+        self.metrics.failed()
+        self.metrics.retries += 1
 
     # --- source side ----------------------------------------------------------------------
 
@@ -234,9 +255,24 @@ def _class_name(obj: object) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def _describe(record: Any) -> str:
+def _describe(record: Any, with_contents: bool = False) -> str:
+    """The record as Kafka's error log names it; with *with_contents* (Kafka's
+    ``errors.log.include.messages``) its key, value and headers too."""
     if isinstance(record, ConnectRecord):
+        if with_contents:
+            return (
+                f"{type(record).__name__}{{topic='{record.topic}', "
+                f"kafkaPartition={record.kafka_partition}, key={record.key!r}, "
+                f"value={record.value!r}, timestamp={record.timestamp}, "
+                f"headers={list(record.headers)!r}}}"
+            )
         return f"{type(record).__name__}{{topic='{record.topic}'}}"
+    if isinstance(record, tuple) and len(record) >= 8 and with_contents:
+        topic, partition, offset, key, value, timestamp, _kind, headers = record[:8]
+        return (
+            f"{{topic='{topic}', partition={partition}, offset={offset}, "
+            f"timestamp={timestamp}, key={key!r}, value={value!r}, headers={headers!r}}}"
+        )
     if isinstance(record, tuple) and len(record) >= 3:
         return f"{{topic='{record[0]}', partition={record[1]}, offset={record[2]}}}"
     return type(record).__name__

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import traceback
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
@@ -45,8 +46,8 @@ from seaway.connect.runtime.queries.conversion import (
     add_plugin_path,
 )
 from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue
-from seaway.connect.runtime.queries.retry import RetryPolicy
 from seaway.connect.runtime.queries.source import load_task_class
+from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.reader import read_range
 from seaway.spark.kafka.stream import KafkaMicroBatchReader, KafkaRangePartition
@@ -56,9 +57,12 @@ log = logging.getLogger(__name__)
 SINK_NAME: Final = "seaway-connect-sink"
 READER_NAME: Final = "seaway-connect-sink-read"
 SPEC_OPTION: Final = "spec"
-SUMMARY_SCHEMA: Final = "task int, topic string, partition int, offset bigint, records bigint"
+SUMMARY_SCHEMA: Final = (
+    "task int, topic string, partition int, offset bigint, records bigint, metrics string"
+)
 """What Spark sees of a sink task's batch: the offsets it made durable, one row each (the
-task's record count on the first)."""
+task's record count and :class:`TaskMetrics` JSON on the first; a row without a topic when
+it made nothing durable)."""
 _TIMEOUT_S: Final = 60.0
 
 
@@ -185,7 +189,14 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
         if spec.conversion.tolerate_all
         else None
     )
-    converter = RecordConverter(spec.conversion, dead_letters.report if dead_letters else None)
+    metrics = TaskMetrics(task=task_index)
+
+    def report(*failed: Any) -> None:
+        metrics.dlq_requests += 1
+        assert dead_letters is not None
+        dead_letters.report(*failed)
+
+    converter = RecordConverter(spec.conversion, report if dead_letters else None, metrics)
     consumed: dict[TopicPartition, int] = {}
     count = 0
     columns = isinstance(task, BatchSinkTask) and not converter.transforms
@@ -204,9 +215,12 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
                     task.open([tp])
                 consumed[tp] = whole.records.column("offset")[-1].as_py() + 1
                 count += whole.records.num_rows
-                task.put_batch(whole)
+                metrics.records_in += whole.records.num_rows
+                _timed(metrics, lambda whole=whole: task.put_batch(whole))
+                metrics.records_out += whole.records.num_rows
                 continue
             records: list[SinkRecord] = []
+            metrics.records_in += batch.num_rows
             for row in _rows(batch):
                 tp = TopicPartition(row[0], row[1])
                 if tp not in context.partitions:
@@ -218,9 +232,12 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
                     records.append(record)
             count += len(records)
             if records:
-                _put(task, records, converter.retry, spec.connector, task_index)
+                _timed(metrics, lambda records=records: _put(task, records, converter, spec,
+                                                             task_index))  # fmt: skip
+                metrics.records_out += len(records)
         if dead_letters is not None:  # skipped records are in the queue before any commit
             dead_letters.flush()
+            metrics.dlq_failures += len(dead_letters.failures)
             if dead_letters.failures:
                 raise ConnectError(
                     f"Records of {spec.connector}-{task_index} could not be written to the dead "
@@ -233,21 +250,35 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     finally:
         converter.close()
         task.stop()
+    metrics.partitions = len(context.partitions)
     offsets = [(tp.topic, tp.partition, om.offset) for tp, om in committable.items()]
-    return offsets, count
+    return offsets, count, metrics
+
+
+def _timed(metrics: TaskMetrics, put: Callable[[], None]) -> None:
+    """Run one ``put``; the batch's longest is its ``put-batch-max-time-ms``."""
+    started = time.perf_counter()
+    put()
+    metrics.batch_ms = max(metrics.batch_ms, (time.perf_counter() - started) * 1000)
 
 
 def _put(
-    task: SinkTask, records: list[SinkRecord], retry: RetryPolicy, connector: str, index: int
+    task: SinkTask,
+    records: list[SinkRecord],
+    converter: RecordConverter,
+    spec: SinkQuerySpec,
+    index: int,
 ) -> None:
     """``put()``, retried with backoff while it raises RetriableError (as Kafka's worker
     redelivers the batch; for ever unless ``errors.retry.timeout`` bounds it)."""
 
     def retrying(attempt: int, error: RetriableError) -> None:
+        converter.metrics.failed()
+        converter.metrics.retries += 1
         log.warning("Task %s-%d put() failed (attempt %d), retrying: %s",
-                    connector, index, attempt, error)  # fmt: skip
+                    spec.connector, index, attempt, error)  # fmt: skip
 
-    retry.call(lambda: task.put(records), forever=True, on_retry=retrying)
+    converter.retry.call(lambda: task.put(records), forever=True, on_retry=retrying)
 
 
 class SinkTaskRanges(InputPartition):  # type: ignore[misc]
@@ -280,13 +311,16 @@ class ConnectSinkReader(KafkaMicroBatchReader):
             return
         batches = (b for part in partition.ranges for b in read_range(part.options, part.range))
         try:
-            offsets, count = write_task(self.spec, partition.task, batches)
+            offsets, count, metrics = write_task(self.spec, partition.task, batches)
         except Exception as error:
             raise TaskFailure(
                 self.spec.connector, partition.task, traceback.format_exc()
             ) from error
+        if not offsets:  # nothing to commit, the counts still go to the worker
+            yield (partition.task, None, None, None, count, metrics.to_json())
         for i, (topic, p, offset) in enumerate(offsets):
-            yield (partition.task, topic, p, offset, count if i == 0 else 0)
+            yield (partition.task, topic, p, offset, count if i == 0 else 0,
+                   metrics.to_json() if i == 0 else None)  # fmt: skip
 
 
 class ConnectSinkReadSource(DataSource):  # type: ignore[misc]
@@ -317,6 +351,8 @@ class ConnectSinkStreamWriter(DataSourceStreamArrowWriter):  # type: ignore[misc
         for batch in iterator:
             for row in batch.to_pylist():
                 task = row["task"]
+                if row["topic"] is None:
+                    continue
                 offsets.append((row["topic"], row["partition"], row["offset"]))
                 records += row["records"]
         return SinkCommitMessage(task, offsets, records)

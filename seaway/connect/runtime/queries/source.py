@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import traceback
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from seaway.connect.runtime.queries.conversion import (
     TaskFailure,
     add_plugin_path,
 )
+from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +68,9 @@ ARROW_SCHEMA: Final = pa.schema(
         ("timestamp", pa.timestamp("us", tz="UTC")),
     ]
 )
-SPARK_SCHEMA: Final = "topic string, records bigint"
-"""What Spark sees of a micro-batch: per task, the records it wrote to each topic."""
+SPARK_SCHEMA: Final = "task int, topic string, records bigint, metrics string"
+"""What Spark sees of a micro-batch: per task, the records it wrote to each topic, and the
+task's :class:`TaskMetrics` JSON on its first row (a row without a topic if it wrote none)."""
 
 # {partition_key: [task index, source offset]}
 SparkOffset = dict[str, list[Any]]
@@ -251,7 +254,7 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
                 log.warning("Stopping a source task failed", exc_info=True)
         self._tasks.clear()
 
-    def read(self, partition: TaskBatch) -> Iterator[tuple[str, int]]:
+    def read(self, partition: TaskBatch) -> Iterator[tuple[Any, ...]]:
         if not partition.ranges and not partition.polled:
             return
         try:
@@ -369,16 +372,19 @@ def _kafka_rows(converter: RecordConverter, batch: SourceBatch) -> pa.RecordBatc
     return pa.RecordBatch.from_arrays(columns, schema=ARROW_SCHEMA)
 
 
-def _read_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[pa.RecordBatch]:
+def _read_batch(
+    spec: SourceQuerySpec, batch: TaskBatch, metrics: TaskMetrics
+) -> Iterator[pa.RecordBatch]:
     """The task's records as Kafka rows: whole columns where the task and the converters
     allow it (the batch contract, no transformation), else record by record."""
     from seaway.connect.runtime.storage.offsets import offset_key, offset_value
 
-    converter = RecordConverter(spec.conversion)
+    converter = RecordConverter(spec.conversion, metrics=metrics)
     rows = _Rows()
     try:
         for item in _records(spec, batch, columns=not converter.transforms):
             if isinstance(item, SourceBatch):
+                metrics.records_in += item.records.num_rows
                 converted = _kafka_rows(converter, item)
                 if converted is not None:
                     if len(rows):
@@ -404,6 +410,7 @@ def _read_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[pa.RecordBa
                         )
                     )
             else:
+                metrics.records_in += 1
                 row = converter.source_rows(item)
                 if row is not None:
                     rows.add(row)
@@ -415,14 +422,19 @@ def _read_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[pa.RecordBa
         converter.close()
 
 
-def _write_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[tuple[str, int]]:
-    """Produce the task's converted records to Kafka; ``(topic, records)`` per topic."""
+def _write_batch(
+    spec: SourceQuerySpec, batch: TaskBatch
+) -> Iterator[tuple[int, str | None, int, str | None]]:
+    """Produce the task's converted records to Kafka; ``(task, topic, records, metrics)``
+    per topic (the task's metrics on the first)."""
     from pyspark import TaskContext
 
     from seaway.spark.kafka.options import parse_sink_options
     from seaway.spark.kafka.writer import write_rows
 
     counts: dict[str, int] = {}
+    metrics = TaskMetrics(task=batch.task)
+    started = time.perf_counter()
 
     def counted(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for rows in batches:
@@ -431,8 +443,15 @@ def _write_batch(spec: SourceQuerySpec, batch: TaskBatch) -> Iterator[tuple[str,
                     counts[item["values"]] = counts.get(item["values"], 0) + item["counts"]
             yield rows
 
-    write_rows(parse_sink_options(spec.kafka), counted(_read_batch(spec, batch)), TaskContext.get())
-    yield from counts.items()
+    rows = counted(_read_batch(spec, batch, metrics))
+    write_rows(parse_sink_options(spec.kafka), rows, TaskContext.get())
+    metrics.records_out = sum(counts.values())
+    metrics.batch_ms = (time.perf_counter() - started) * 1000
+    summary = metrics.to_json()
+    if not counts:
+        yield (batch.task, None, 0, summary)
+    for i, (topic, count) in enumerate(counts.items()):
+        yield (batch.task, topic, count, summary if i == 0 else None)
 
 
 class ConnectSourceDataSource(DataSource):  # type: ignore[misc]
