@@ -144,6 +144,17 @@ def test_poison_records_fail_the_task_or_go_to_the_dead_letter_queue(
         assert b"Traceback" in headers["__connect.errors.exception.stacktrace"]
 
 
+def _with_plugin(
+    tmp_path: Path, bootstrap: str, topic: str, module: str, source: str
+) -> dict[str, object]:
+    """A one-partition *topic* and worker properties whose plugin.path holds *module*."""
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / f"{module}.py").write_text(source)
+    create_topic(bootstrap, topic, partitions=1)
+    return distributed_props(bootstrap, topic, **{"plugin.path": str(plugins)})
+
+
 FLAKY_SINK = '''
 """A sink whose put() fails twice with a retriable error, then writes every value."""
 from pathlib import Path
@@ -184,15 +195,11 @@ class FlakySinkConnector(FileStreamSinkConnector):
 def test_a_put_that_fails_twice_with_a_retriable_error_is_retried(
     tmp_path: Path, bootstrap: str, topic_name: str
 ) -> None:
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "flaky_sink.py").write_text(FLAKY_SINK)
-    create_topic(bootstrap, topic_name, partitions=1)
+    props = _with_plugin(tmp_path, bootstrap, topic_name, "flaky_sink", FLAKY_SINK)
     producer = Producer(quiet({"bootstrap.servers": bootstrap}))
     for i in range(20):
         producer.produce(topic_name, value=b"v%d" % i)
     assert producer.flush(30) == 0
-    props = distributed_props(bootstrap, topic_name, **{"plugin.path": str(plugins)})
     out = tmp_path / "out.txt"
     with WorkerProcess(props, tmp_path / "worker") as worker:
         rest = worker.rest
@@ -226,3 +233,92 @@ def test_a_put_that_fails_twice_with_a_retriable_error_is_retried(
         "put() failed (attempt 2), retrying: not yet (2)"
         in (tmp_path / "worker" / "worker.log").read_text()
     )
+
+
+REPORTING_SINK = '''
+"""A sink that reports the values starting with "bad" through the errant record reporter."""
+from pathlib import Path
+
+from seaway.connect.api import SinkTask
+from seaway.connectors.file.sink import FileStreamSinkConnector
+
+
+class ReportingSinkTask(SinkTask):
+    def version(self):
+        return "1"
+
+    def start(self, props):
+        self.out = Path(props["file"])
+        self.reporter = self.context.errant_record_reporter()
+
+    def put(self, records):
+        good = []
+        for record in records:
+            if record.value.startswith("bad"):
+                self.reporter.report(record, ValueError(f"cannot take {record.value}")).result(30)
+            else:
+                good.append(record.value)
+        with self.out.open("a") as f:
+            f.writelines(v + "\\n" for v in good)
+
+    def stop(self):
+        pass
+
+
+class ReportingSinkConnector(FileStreamSinkConnector):
+    def task_class(self):
+        return ReportingSinkTask
+'''
+
+
+def test_records_a_task_reports_from_put_go_to_the_dead_letter_queue(
+    tmp_path: Path, bootstrap: str, topic_name: str
+) -> None:
+    """KIP-610: the errant record reporter, with a queue and without tolerance."""
+    props = _with_plugin(tmp_path, bootstrap, topic_name, "reporting_sink", REPORTING_SINK)
+    producer = Producer(quiet({"bootstrap.servers": bootstrap}))
+    values = [f"bad{i}" if i % 5 == 0 else f"ok{i}" for i in range(20)]
+    for value in values:
+        producer.produce(topic_name, key=b"k", value=value.encode())
+    assert producer.flush(30) == 0
+    dlq = f"{topic_name}-dlq"
+    common = {
+        "connector.class": "reporting_sink.ReportingSinkConnector",
+        "topics": topic_name,
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "errors.log.enable": "true",
+    }
+    out, strict_out = tmp_path / "out.txt", tmp_path / "strict.txt"
+    with WorkerProcess(props, tmp_path / "worker") as worker:
+        rest = worker.rest
+        assert rest is not None
+        rest.ok("POST", "/connectors", {"name": "reporting", "config": {
+            **common, "file": str(out), "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": dlq,
+            "errors.deadletterqueue.topic.replication.factor": "1",
+            "errors.deadletterqueue.context.headers.enable": "true",
+        }})  # fmt: skip
+        rest.ok("POST", "/connectors", {"name": "reporting-strict", "config": {
+            **common, "file": str(strict_out)}})  # fmt: skip
+        wait_for("the good records", lambda: line_count(out) >= 16)
+        letters = _dead_letters(bootstrap, dlq, 4)
+
+        def strict_failed() -> str | None:
+            _, status = rest.get("/connectors/reporting-strict/status")
+            tasks = status.get("tasks") or []
+            return tasks[0].get("trace") if tasks and tasks[0]["state"] == "FAILED" else None
+
+        assert "Tolerance exceeded in error handler" in wait_for("the strict task", strict_failed)
+        task = {"connector": "reporting", "task": "0"}
+        requests = "kafka_connect_task_error_deadletterqueue_produce_requests"
+        wait_for("the reports counted", lambda: sample(scrape(rest), requests, **task) == 4)
+    assert out.read_text().splitlines() == [v for v in values if not v.startswith("bad")]
+    assert sorted(m.value() for m in letters) == sorted(  # type: ignore[attr-defined]
+        v.encode() for v in values if v.startswith("bad")
+    )
+    for message in letters:
+        headers = dict(message.headers())  # type: ignore[attr-defined]
+        assert headers["__connect.errors.stage"] == b"TASK_PUT"
+        assert headers["__connect.errors.class.name"] == b"reporting_sink.ReportingSinkTask"
+        assert headers["__connect.errors.exception.message"].startswith(b"cannot take bad")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from confluent_kafka import KafkaError, KafkaException, Producer
@@ -78,9 +78,15 @@ class DeadLetterQueue:
                 raise
 
     def report(
-        self, row: RawRecord, stage: str, executing_class: str, error: BaseException
+        self,
+        row: RawRecord,
+        stage: str,
+        executing_class: str,
+        error: BaseException,
+        done: Callable[[str | None], None] | None = None,
     ) -> None:
-        """Send the consumed *row* that failed in *stage* to the dead letter topic."""
+        """Send the consumed *row* that failed in *stage* to the dead letter topic; *done*
+        hears the delivery (None) or its failure."""
         topic, partition, offset, key, value, timestamp, _kind, raw_headers = row
         headers: list[tuple[str, bytes | None]] = [
             (h["key"], h["value"]) for h in raw_headers or ()
@@ -102,6 +108,8 @@ class DeadLetterQueue:
             headers += [(_PREFIX + name, text.encode()) for name, text in context.items()]
 
         def delivered(failure: Any, _message: Any) -> None:
+            if done is not None:
+                done(None if failure is None else str(failure))
             if failure is not None:
                 self.failures.append(str(failure))
                 log.error(

@@ -46,6 +46,7 @@ from seaway.connect.runtime.queries.conversion import (
     add_plugin_path,
 )
 from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue
+from seaway.connect.runtime.queries.errant_records import SinkErrantRecordReporter
 from seaway.connect.runtime.queries.source import load_task_class
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
@@ -100,9 +101,15 @@ class SinkCommitMessage(WriterCommitMessage):  # type: ignore[misc]
 class _TaskContext(SinkTaskContext):
     """A sink task's view of the runtime inside one Spark task."""
 
-    def __init__(self, config: dict[str, str]) -> None:
+    def __init__(
+        self, config: dict[str, str], reporter: SinkErrantRecordReporter | None = None
+    ) -> None:
         self._config = config
         self.partitions: set[TopicPartition] = set()
+        self.reporter = reporter
+
+    def errant_record_reporter(self) -> SinkErrantRecordReporter | None:
+        return self.reporter
 
     def configs(self) -> dict[str, str]:
         return dict(self._config)
@@ -179,9 +186,6 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     config = spec.task_configs[task_index]
     add_plugin_path(spec.conversion.plugin_path)  # the task class may live there
     task: SinkTask = load_task_class(spec.task_class)()
-    context = _TaskContext(config)
-    task.initialize(context)
-    task.start(dict(config))
     dead_letters = (  # only records skipped under errors.tolerance=all go there
         DeadLetterQueue.of(
             spec.connector, task_index, spec.conversion.connector_config, spec.client_config
@@ -190,6 +194,14 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
         else None
     )
     metrics = TaskMetrics(task=task_index)
+    reporter = (
+        SinkErrantRecordReporter(spec.conversion, spec.task_class, dead_letters, metrics)
+        if SinkErrantRecordReporter.wanted(spec.conversion)
+        else None
+    )
+    context = _TaskContext(config, reporter)
+    task.initialize(context)
+    task.start(dict(config))
 
     def report(*failed: Any) -> None:
         metrics.dlq_requests += 1
@@ -230,11 +242,15 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
                 record = converter.sink_record(*row)
                 if record is not None:
                     records.append(record)
+                    if reporter is not None:
+                        reporter.consumed(record, row)
             count += len(records)
             if records:
                 _timed(metrics, lambda records=records: _put(task, records, converter, spec,
                                                              task_index))  # fmt: skip
                 metrics.records_out += len(records)
+            if reporter is not None:
+                reporter.forget()
         if dead_letters is not None:  # skipped records are in the queue before any commit
             dead_letters.flush()
             metrics.dlq_failures += len(dead_letters.failures)
