@@ -12,7 +12,9 @@ reaches its sink's copy.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import threading
 import time
 from pathlib import Path
@@ -208,3 +210,69 @@ def _run(tmp_path: Path, bootstrap: str, workers: list[WorkerProcess]) -> None:
             lambda i=i, expected=expected: set(expected) <= set(copies[i].read_text().splitlines()),
             timeout=120,
         )
+
+
+def test_a_frozen_worker_is_fenced_when_its_connector_moves(tmp_path: Path, bootstrap: str) -> None:
+    """KIP-618 zombie fencing: a worker frozen (SIGSTOP) mid-stream loses its exactly-once
+    source to the other worker; when it wakes up it cannot commit what it had planned (the
+    other run has committed since: the task's sequence fence), it stops its run, and every
+    line is in the topic exactly once."""
+    props = distributed_props(
+        bootstrap,
+        "zombie",
+        **{
+            "exactly.once.source.support": "enabled",
+            "scheduled.rebalance.max.delay.ms": 1000,
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 1000,
+            "spark.master": "local[1]",
+        },
+    )
+    source = tmp_path / "in0.txt"
+    source.touch()
+    _create_topic(bootstrap, "zombie0")
+    workers = [WorkerProcess(props, tmp_path / f"w{i}") for i in range(2)]
+    for worker in workers:
+        worker.start()
+    feeder = Feeder([source])
+    try:
+        assert workers[0].rest is not None
+        config = {"connector.class": "FileStreamSource", "file": str(source), "topic": "zombie0"}
+        workers[0].rest.ok("POST", "/connectors", {"name": "src0", "config": config})
+        owner_id = wait_for("the source running", lambda: _placement(workers[0], ["src0"]))["src0"]
+        owner = next(w for w in workers if _worker_id(w) == owner_id)
+        other = next(w for w in workers if w is not owner)
+        feeder.start()
+        wait_for("records flowing", lambda: feeder.written >= LINES // 5)
+        assert owner.proc is not None
+        os.killpg(owner.proc.pid, signal.SIGSTOP)
+        try:
+            wait_for(
+                "the source on the other worker",
+                lambda: (p := _placement(other, ["src0"])) and p["src0"] == _worker_id(other),
+                timeout=120,
+            )
+            wait_for("more lines", lambda: feeder.written >= LINES // 2)
+        finally:
+            os.killpg(owner.proc.pid, signal.SIGCONT)
+        # Awake, it learns it left the group: the leader revokes the copy it still reports
+        # (and the other's: a connector reported twice is revoked from all, then placed once).
+        wait_for(
+            "the zombie to stop its run",
+            lambda: "src0 is no longer assigned" in owner.log.read_text(errors="replace"),
+            timeout=120,
+        )
+        assert feeder.done.wait(120), "the feeder did not finish"
+        got = wait_for(
+            "every line in the topic",
+            lambda: (
+                (p := _payloads(bootstrap, "zombie0", "read_committed"))
+                and (p if len(p) >= LINES else None)
+            ),
+            timeout=180,
+        )
+        assert got == feeder.lines(0), f"{len(got)} records, exactly once expected"
+        assert wait_for("the source running once", lambda: _placement(other, ["src0"]))
+    finally:
+        for worker in workers:
+            worker.kill()

@@ -30,7 +30,11 @@ from seaway.admin import create_topics
 from seaway.connect.api.flow import FlowConnector, FlowContext, FlowHandle
 from seaway.connect.runtime.queries.sink import READER_NAME as SINK_READER_NAME
 from seaway.connect.runtime.queries.sink import SinkQuerySpec
-from seaway.connect.runtime.queries.source import SOURCE_NAME, SourceQuerySpec
+from seaway.connect.runtime.queries.source import (
+    SOURCE_NAME,
+    SourceQuerySpec,
+    sequence_group,
+)
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.connect.runtime.worker_config import WorkerConfig
 
@@ -251,6 +255,8 @@ class Worker:
                 transactionalIdPerQuery="false",
             )
         spec = replace(spec, kafka=kafka)
+        if transactional and spec.offsets_topic:
+            spec = replace(spec, start_sequences=self._sequences(spec))
         # The tasks produce their records themselves; Spark sees one row per task and topic.
         frame = (
             self.spark.readStream.format(SOURCE_NAME).option("spec", spec.to_json()).load()
@@ -265,6 +271,22 @@ class Worker:
         with self._lock:
             query = writer.start()
         return ConnectorQuery(spec.connector, query, checkpoint, "source")
+
+    @staticmethod
+    def _sequences(spec: SourceQuerySpec) -> dict[str, int]:
+        """Each task's committed sequence: its batches go on from there, and a run of it
+        that another run overtook can no longer commit (``SequenceFence``)."""
+        from seaway.spark.kafka.options import parse_sink_options
+        from seaway.spark.kafka.transactional import committed_sequence
+
+        assert spec.offsets_topic is not None
+        options = parse_sink_options(spec.kafka)
+        return {
+            str(task): committed_sequence(
+                options, sequence_group(options.transactional_id_prefix, task), spec.offsets_topic
+            )
+            for task in spec.enabled_tasks
+        }
 
     def fence_producers(
         self, transactional_ids: list[str], connector_config: Mapping[str, str]

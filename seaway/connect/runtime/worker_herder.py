@@ -20,6 +20,7 @@ hooks for that (``_start_assignment``, ``_owns``, ``_require_leader``, ``_requir
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -196,9 +197,17 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         False to start them later."""
         return True
 
+    def _may_run(self, name: str) -> bool:
+        """Whether this worker may run connector *name* right now."""
+        return self._owns(name)
+
     def _status_generation(self, run: _Running) -> int:
         """The generation written with a task's status."""
         return run.generation
+
+    def _group_generation(self) -> int:
+        """The generation written with statuses that name none (0 outside a group)."""
+        return 0
 
     def stop(self) -> None:
         """Stop every connector (flushing offsets), Spark and the stores."""
@@ -440,14 +449,29 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         run.query = None
         if failure is None:
             return
+        if _FENCED in failure:
+            # Another run of the connector committed since this one planned (a zombie of
+            # it, or this worker's run a zombie): never a failure of the connector itself.
+            if self._may_run(name):
+                log.warning("Connector %s was overtaken by another run of it; starting again "
+                            "from the stored offsets", name)  # fmt: skip
+                self.mark(name)
+            else:
+                log.warning("Connector %s runs elsewhere: this run was fenced", name)
+            return
         task = TaskFailure.task_of(failure)
         snapshot = self.configs.snapshot()
         tasks = [t.task for t in snapshot.tasks(name)]
         failed = [task] if task is not None and task in tasks else tasks
+        generation = self._status_generation(run)
         for index in failed:
             run.failed[index] = failure
-            self._put(TaskStatus(ConnectorTaskId(name, index), State.FAILED, self.worker_id,
-                                 trace=failure))  # fmt: skip
+            # Safe: a worker that lost the connector meanwhile (a zombie whose transactions
+            # were fenced) must not overwrite its new owner's status.
+            task_id = ConnectorTaskId(name, index)
+            self.statuses.put_safe(
+                TaskStatus(task_id, State.FAILED, self.worker_id, generation, trace=failure)
+            )
         log.error("Connector %s: task(s) %s failed:\n%s", name, failed, failure)
         if len(run.failed) < len(tasks):
             self.mark(name)  # the other tasks go on in a new run
@@ -527,6 +551,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             self._put(ConnectorStatus(name, State.DESTROYED, self.worker_id))
 
     def _put(self, status: ConnectorStatus | TaskStatus) -> None:
+        if status.generation == 0:  # what this worker writes carries its group generation
+            status = dataclasses.replace(status, generation=self._group_generation())
         current = (
             self.statuses.get_connector(status.id)
             if isinstance(status, ConnectorStatus)
@@ -951,6 +977,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
 def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1].removesuffix("Connector")
 
+
+_FENCED: Final = "TransactionFenced"  # seaway.spark.kafka.transactional's error, by name
 
 _CONSUMER_ONLY: Final = frozenset(
     {"auto.offset.reset", "enable.auto.commit", "isolation.level", "max.poll.records"}

@@ -17,6 +17,16 @@ How it holds up to failures:
   after a driver restart (its offset log fixes both); the task first reads its group's
   committed offset (``require_stable``) and, if the batch is already there, writes nothing.
 
+- **A sequence fence for writers with several incarnations** (Connect's exactly-once source
+  tasks, which another worker may take over while the first is frozen, not dead): with a
+  :class:`SequenceFence` the marker is a per-task sequence instead of the batch id, in a
+  group shared by every run of the task. After ``init_transactions`` (which completes every
+  older transaction of the id) the task commits sequence *n+1* only if the committed one is
+  still *n*, the one its batch was planned after. A run that finds another value was
+  overtaken by another incarnation: it writes nothing and fails with
+  :class:`TransactionFenced`, as does a run whose commit another incarnation fenced. So the
+  committed batches of a task form one unbroken chain, whoever wrote them.
+
 Only standard Kafka APIs are used, so this works against any cluster with transactions.
 A batch (non-streaming) write has no batch id: each task is still atomic (all or nothing)
 but a task retried after a commit it could not report would write twice.
@@ -27,6 +37,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -36,7 +47,23 @@ from seaway.spark.kafka.writer import KafkaCommitMessage, KafkaTaskWriter, Track
 
 log = logging.getLogger(__name__)
 
-__all__ = ["write_in_transaction"]
+__all__ = ["SequenceFence", "TransactionFenced", "write_in_transaction"]
+
+
+@dataclass(frozen=True)
+class SequenceFence:
+    """Commit ``next`` as *group*'s offset of *topic*/0 only if it is still ``previous``."""
+
+    group: str
+    topic: str
+    previous: int
+    next: int
+
+
+class TransactionFenced(RuntimeError):
+    """Another incarnation of this writer has written since this batch was planned, or has
+    fenced this producer: this run must stop (the one that wrote goes on)."""
+
 
 _TIMEOUT_S = 60.0
 
@@ -85,6 +112,22 @@ def _committed_batch(options: SinkOptions, group: str, topic: str) -> int:
             time.sleep(0.1)
 
 
+def committed_sequence(options: SinkOptions, group: str, topic: str) -> int:
+    """The sequence a :class:`SequenceFence` group committed, 0 when none."""
+    return max(_committed_batch(options, group, topic), 0)
+
+
+def _fenced(error: BaseException) -> bool:
+    """Whether *error* says another producer with the same transactional id took over."""
+    from confluent_kafka import KafkaError, KafkaException
+
+    if not isinstance(error, KafkaException) or not error.args:
+        return False
+    code = error.args[0].code() if isinstance(error.args[0], KafkaError) else None
+    return code in (KafkaError._FENCED, KafkaError.PRODUCER_FENCED,
+                    KafkaError.INVALID_PRODUCER_EPOCH)  # fmt: skip
+
+
 def _first_topic(options: SinkOptions, batches: list[pa.RecordBatch]) -> str | None:
     if options.topic:
         return options.topic
@@ -97,7 +140,10 @@ def _first_topic(options: SinkOptions, batches: list[pa.RecordBatch]) -> str | N
 
 
 def write_in_transaction(
-    options: SinkOptions, iterator: Iterator[pa.RecordBatch], context: Any
+    options: SinkOptions,
+    iterator: Iterator[pa.RecordBatch],
+    context: Any,
+    fence: SequenceFence | None = None,
 ) -> KafkaCommitMessage:
     from confluent_kafka import Consumer, TopicPartition
 
@@ -133,7 +179,20 @@ def write_in_transaction(
     marker_topic = _first_topic(options, pending)
     if marker_topic is None:  # no rows at all in this task
         return KafkaCommitMessage(0, task)
-    if batch_id >= 0 and _committed_batch(options, marker_group, marker_topic) > batch_id:
+    marker = batch_id + 1
+    if fence is not None:
+        marker_group, marker_topic, marker = fence.group, fence.topic, fence.next
+        committed = committed_sequence(options, fence.group, fence.topic)
+        done = committed == fence.next
+        if not done and committed != fence.previous:
+            raise TransactionFenced(
+                f"{transactional_id}: sequence {committed} is committed, this batch was planned "
+                f"after {fence.previous}: another run of this task has written since; this run "
+                "is fenced and writes nothing"
+            )
+    else:
+        done = batch_id >= 0 and _committed_batch(options, marker_group, marker_topic) > batch_id
+    if done:
         log.info(
             "Batch %d task %d already committed by an earlier attempt; skipping", batch_id, task
         )
@@ -148,7 +207,7 @@ def write_in_transaction(
         for batch in iterator:
             writer.write(batch)
         records = writer.finish()
-        if batch_id >= 0:
+        if batch_id >= 0 or fence is not None:
             group = Consumer(
                 {
                     "bootstrap.servers": options.bootstrap_servers,
@@ -158,17 +217,22 @@ def write_in_transaction(
             )
             try:
                 producer.send_offsets_to_transaction(
-                    [TopicPartition(marker_topic, 0, batch_id + 1)],
+                    [TopicPartition(marker_topic, 0, marker)],
                     group.consumer_group_metadata(),
                     _TIMEOUT_S,
                 )
             finally:
                 group.close()
         producer.commit_transaction(_TIMEOUT_S)
-    except BaseException:
+    except BaseException as error:
         try:
             producer.abort_transaction(_TIMEOUT_S)
         except Exception:  # fenced or fatal: the coordinator aborts it anyway
             log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
+        if fence is not None and _fenced(error):
+            raise TransactionFenced(
+                f"{transactional_id}: another run of this task has taken over its transactional "
+                f"id; this run is fenced ({error})"
+            ) from error
         raise
     return KafkaCommitMessage(records, task)

@@ -229,16 +229,18 @@ def _write_all(options: SinkOptions, iterator: Iterator[pa.RecordBatch]) -> Kafk
 
 
 def write_rows(
-    options: SinkOptions, iterator: Iterator[pa.RecordBatch], context: Any
+    options: SinkOptions, iterator: Iterator[pa.RecordBatch], context: Any, fence: Any = None
 ) -> KafkaCommitMessage:
     """Produce Kafka rows (Arrow batches of the sink's schema) as one task of a Spark job:
     at-least-once, or in one transaction with ``exactlyOnce`` (the job's batch id from
-    *context*, a ``TaskContext``). Also called where rows are made, so they skip the JVM."""
+    *context*, a ``TaskContext``; *fence*, a
+    :class:`~seaway.spark.kafka.transactional.SequenceFence`, for a writer several
+    incarnations may run). Also called where rows are made, so they skip the JVM."""
     task = context.partitionId() if context else 0
     if options.exactly_once:
         from seaway.spark.kafka.transactional import write_in_transaction
 
-        return write_in_transaction(options, iterator, context)
+        return write_in_transaction(options, iterator, context, fence)
     writer = KafkaTaskWriter(options, pooled_producer(options))
     for batch in iterator:
         writer.write(batch)

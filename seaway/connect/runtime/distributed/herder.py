@@ -389,6 +389,13 @@ class DistributedHerder(WorkerHerder):
         with self._owned_lock:
             return name in self._owned
 
+    def _may_run(self, name: str) -> bool:
+        """Owned, and the group has heard from this worker within a session timeout (a
+        worker frozen longer may have lost the connector without knowing it yet)."""
+        assert self.member is not None
+        session_s = int(self.config.get("session.timeout.ms")) / 1000
+        return self._owns(name) and self.member.seconds_since_heartbeat() < session_s
+
     def _require_leader(self, message: str) -> None:
         if not self._is_leader:
             raise NotLeaderError(message, self._leader_url)
@@ -423,6 +430,9 @@ class DistributedHerder(WorkerHerder):
         return False
 
     def _status_generation(self, run: _Running) -> int:
+        return self._group_generation()
+
+    def _group_generation(self) -> int:
         return max(self._generation, 0)
 
     # --- internal requests ------------------------------------------------------------------

@@ -72,8 +72,10 @@ SPARK_SCHEMA: Final = "task int, topic string, records bigint, metrics string"
 """What Spark sees of a micro-batch: per task, the records it wrote to each topic, and the
 task's :class:`TaskMetrics` JSON on its first row (a row without a topic if it wrote none)."""
 
-# {partition_key: [task index, source offset]}
+# {partition_key: [task index, source offset]}, and with exactly-once support
+# {"#seq-<task>": [task index, the task's commit sequence]}
 SparkOffset = dict[str, list[Any]]
+_SEQUENCE: Final = "#seq-"
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ class SourceQuerySpec:
     offsets_topic: str | None = None  # set when records and offsets share a transaction
     plans_per_batch: int = 500
     kafka: dict[str, str] = field(default_factory=dict)  # the Spark Kafka sink's options
+    # exactly-once: each task's committed sequence when the run starts (SequenceFence)
+    start_sequences: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> str:
         from dataclasses import asdict
@@ -139,7 +143,12 @@ class _TaskContext(SourceTaskContext):
 
 
 def _plain(offset: SparkOffset) -> dict[PartitionKey, SourceOffset]:
-    return {k: v[1] for k, v in offset.items()}
+    return {k: v[1] for k, v in offset.items() if not k.startswith(_SEQUENCE)}
+
+
+def sequence_group(transactional_id_prefix: str, task: int) -> str:
+    """The group whose offset is task *task*'s commit sequence: its transactional id."""
+    return f"{transactional_id_prefix}-{task}"
 
 
 @dataclass
@@ -150,6 +159,7 @@ class TaskBatch(InputPartition):  # type: ignore[misc]
     ranges: list[tuple[str, Any, Any]] = field(default_factory=list)
     polled: list[SourceRecord] | None = None
     offsets: dict[str, Any] = field(default_factory=dict)
+    sequence: tuple[int, int] | None = None  # (committed before, committed after) the batch
 
 
 def _started_task(spec: SourceQuerySpec, index: int, offsets: Mapping[str, Any]) -> SourceTask:
@@ -170,7 +180,10 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
         self._polled: dict[str, dict[int, list[SourceRecord]]] = {}
 
     def initialOffset(self) -> SparkOffset:
-        return {k: [-1, v] for k, v in sorted(self.spec.start_offsets.items())}
+        offsets = {k: [-1, v] for k, v in sorted(self.spec.start_offsets.items())}
+        for task, sequence in self.spec.start_sequences.items():
+            offsets[f"{_SEQUENCE}{task}"] = [int(task), sequence]
+        return offsets
 
     def _task(self, index: int, start: SparkOffset) -> SourceTask:
         if index not in self._tasks:
@@ -191,9 +204,14 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
                     planned, polled[index] = self._poll(task)
             except Exception as error:
                 raise TaskFailure(self.spec.connector, index, traceback.format_exc()) from error
+            moved = False
             for key, offset in planned.items():
                 if offset != plain.get(key):
                     end[key] = [index, offset]
+                    moved = True
+            sequence = start.get(f"{_SEQUENCE}{index}")
+            if moved and sequence is not None:
+                end[f"{_SEQUENCE}{index}"] = [index, sequence[1] + 1]
         ordered = dict(sorted(end.items()))
         if polled:
             self._polled[json.dumps(ordered, sort_keys=True)] = polled
@@ -229,7 +247,11 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
             before = start.get(key)
             if before is not None and before[1] == offset:
                 continue
-            if 0 <= owner < len(batches):
+            if not 0 <= owner < len(batches):
+                continue
+            if key.startswith(_SEQUENCE):
+                batches[owner].sequence = (0 if before is None else before[1], offset)
+            else:
                 batches[owner].ranges.append((key, None if before is None else before[1], offset))
         polled = self._polled.get(json.dumps(end, sort_keys=True), {})
         for index, records in polled.items():
@@ -443,8 +465,15 @@ def _write_batch(
                     counts[item["values"]] = counts.get(item["values"], 0) + item["counts"]
             yield rows
 
+    options = parse_sink_options(spec.kafka)
+    fence = None
+    if batch.sequence is not None and spec.offsets_topic:
+        from seaway.spark.kafka.transactional import SequenceFence
+
+        group = sequence_group(options.transactional_id_prefix, batch.task)
+        fence = SequenceFence(group, spec.offsets_topic, *batch.sequence)
     rows = counted(_read_batch(spec, batch, metrics))
-    write_rows(parse_sink_options(spec.kafka), rows, TaskContext.get())
+    write_rows(options, rows, TaskContext.get(), fence)
     metrics.records_out = sum(counts.values())
     metrics.batch_ms = (time.perf_counter() - started) * 1000
     summary = metrics.to_json()
@@ -474,4 +503,5 @@ __all__ = [
     "ConnectSourceStreamReader",
     "SourceQuerySpec",
     "class_path",
+    "sequence_group",
 ]
