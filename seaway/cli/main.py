@@ -7,7 +7,15 @@ import logging
 import sys
 
 from seaway import __version__
-from seaway.cli import broker, connect, demo, mirror, mirror_maker, spark_cluster
+from seaway.cli import (
+    broker,
+    connect,
+    demo,
+    mirror,
+    mirror_maker,
+    schema_registry,
+    spark_cluster,
+)
 
 _COMMANDS = {
     "broker": broker,
@@ -16,6 +24,7 @@ _COMMANDS = {
     "demo": demo,
     "mirror": mirror,
     "mirror-maker": mirror_maker,
+    "schema-registry": schema_registry,
     "spark-cluster": spark_cluster,
 }
 

@@ -145,15 +145,22 @@ class DistributedHerder(WorkerHerder):
         """A worker the group has not heard of for a session timeout stops its work, so it
         cannot run connectors the leader has given to others meanwhile."""
         assert self.member is not None
-        session_s = int(self.config.get("session.timeout.ms")) / 1000
-        if self._owned and self.member.seconds_since_heartbeat() > session_s:
+        with self._owned_lock:
+            owned = set(self._owned)
+        if owned and not self._heard_from_group():
             log.warning(
                 "Worker %s has not reached its group coordinator for %.0f s: stopping its "
                 "connectors %s to avoid running them while not a member of the group",
-                self.worker_id, session_s, sorted(self._owned),
+                self.worker_id, self.member.seconds_since_heartbeat(), sorted(owned),
             )  # fmt: skip
-            self._revoke(set(self._owned))
+            self._revoke(owned)
             self.member.request_rejoin()
+
+    def _heard_from_group(self) -> bool:
+        """Whether the coordinator answered this worker within a session timeout."""
+        assert self.member is not None
+        session_s = int(self.config.get("session.timeout.ms")) / 1000
+        return self.member.seconds_since_heartbeat() < session_s
 
     def _metadata(self) -> WorkerMetadata:
         snapshot = self.configs.snapshot()
@@ -392,9 +399,7 @@ class DistributedHerder(WorkerHerder):
     def _may_run(self, name: str) -> bool:
         """Owned, and the group has heard from this worker within a session timeout (a
         worker frozen longer may have lost the connector without knowing it yet)."""
-        assert self.member is not None
-        session_s = int(self.config.get("session.timeout.ms")) / 1000
-        return self._owns(name) and self.member.seconds_since_heartbeat() < session_s
+        return self._owns(name) and self._heard_from_group()
 
     def _require_leader(self, message: str) -> None:
         if not self._is_leader:

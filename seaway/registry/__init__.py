@@ -1,0 +1,1 @@
+"""A schema registry with Confluent's REST API, keeping its schemas in a Kafka topic."""
