@@ -11,7 +11,6 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 from seaway.registry.server import RegistryServer
+from tests.registry.conftest import registry_props
 
 V1 = {
     "type": "record",
@@ -34,21 +34,6 @@ V2 = {
     "fields": [*V1["fields"], {"name": "email", "type": ["null", "string"], "default": None}],
 }
 BROKEN = {**V1, "fields": [*V1["fields"], {"name": "email", "type": "string"}]}
-
-
-def _props(bootstrap: str, topic: str) -> dict[str, str]:
-    return {
-        "listeners": "http://127.0.0.1:0",
-        "kafkastore.bootstrap.servers": f"PLAINTEXT://{bootstrap}",
-        "kafkastore.topic": topic,
-        "kafkastore.topic.replication.factor": "1",
-    }
-
-
-@pytest.fixture
-def registry(bootstrap: str, topic_name: str) -> Iterator[RegistryServer]:
-    with RegistryServer(_props(bootstrap, f"{topic_name}-schemas")) as server:
-        yield server
 
 
 def _call(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
@@ -132,7 +117,7 @@ def test_errors_have_confluents_codes(registry: RegistryServer) -> None:
 def test_avro_serializer_and_deserializer_round_trip_and_restart(
     bootstrap: str, topic_name: str
 ) -> None:
-    props = _props(bootstrap, f"{topic_name}-schemas")
+    props = registry_props(bootstrap, f"{topic_name}-schemas")
     context = SerializationContext("login", MessageField.VALUE)
     with RegistryServer(props) as server:
         client = SchemaRegistryClient({"url": server.url})
@@ -152,7 +137,7 @@ def test_the_command_serves_until_terminated(
     bootstrap: str, topic_name: str, tmp_path: Path
 ) -> None:
     config = tmp_path / "schema-registry.properties"
-    props = _props(bootstrap, f"{topic_name}-schemas")
+    props = registry_props(bootstrap, f"{topic_name}-schemas")
     config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
     process = subprocess.Popen(
         [sys.executable, "-m", "seaway", "schema-registry", str(config)],

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.storage import Converter, ConverterType, HeaderConverter
+from seaway.connect.converters.avro_converter import AvroConverter
 from seaway.connect.converters.byte_array_converter import ByteArrayConverter
 from seaway.connect.converters.json_converter import JsonConverter
 from seaway.connect.converters.simple_header_converter import SimpleHeaderConverter
@@ -37,6 +38,7 @@ _KAFKA_CLASSES: dict[str, ConverterClass] = {
     "org.apache.kafka.connect.storage.StringConverter": StringConverter,
     "org.apache.kafka.connect.converters.ByteArrayConverter": ByteArrayConverter,
     "org.apache.kafka.connect.storage.SimpleHeaderConverter": SimpleHeaderConverter,
+    "io.confluent.connect.avro.AvroConverter": AvroConverter,
 }
 
 

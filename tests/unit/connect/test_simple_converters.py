@@ -146,7 +146,7 @@ def test_converter_names(name: str, cls: type[Converter]) -> None:
     "name",
     [
         "org.apache.kafka.connect.storage.SimpleHeaderConverter",
-        "Avro",
+        "Protobuf",
         "seaway.connect.api.Schema",
         "no.such.module.Converter",
         "",

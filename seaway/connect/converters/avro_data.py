@@ -1,0 +1,271 @@
+"""Connect data and Avro, as Confluent's ``AvroData`` maps them.
+
+Schemas: STRUCT is an Avro record (its Connect name split into Avro name and namespace;
+unnamed ones are ``io.confluent.connect.avro.ConnectDefault``), an optional schema a union
+``["null", T]`` defaulting to null, INT8/INT16 an ``int`` marked ``"connect.type"``, a MAP
+with string keys an Avro map and any other MAP an array of ``MapEntry`` records; Connect's
+logical types are Avro's (``decimal`` with ``scale``/``precision``, ``date``,
+``time-millis``, ``timestamp-millis``), and names, versions, docs and parameters travel as
+``connect.name``, ``connect.version``, ``connect.doc`` and ``connect.parameters``.
+
+Values: a Struct is a dict, logical values stay Python's (``decimal.Decimal``,
+``datetime.date``/``time``/``datetime``), which fastavro encodes by the schema's logical
+types; reading back builds the Connect schema from the writer's Avro schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from seaway.connect.api.data.builder import SchemaBuilder
+from seaway.connect.api.data.logical import Date, Decimal, Time, Timestamp
+from seaway.connect.api.data.schema import Schema, SchemaType
+from seaway.connect.api.data.struct import Struct
+from seaway.connect.api.errors import DataError
+
+__all__ = ["from_connect_schema", "from_connect_value", "to_connect_schema", "to_connect_value"]
+
+NAMESPACE: Final = "io.confluent.connect.avro"
+DEFAULT_NAME: Final = f"{NAMESPACE}.ConnectDefault"
+_PRECISION: Final = "connect.decimal.precision"
+_PRIMITIVES: Final = {
+    SchemaType.INT32: "int", SchemaType.INT64: "long", SchemaType.FLOAT32: "float",
+    SchemaType.FLOAT64: "double", SchemaType.BOOLEAN: "boolean", SchemaType.STRING: "string",
+    SchemaType.BYTES: "bytes", SchemaType.INT8: "int", SchemaType.INT16: "int",
+}  # fmt: skip
+_LOGICAL: Final = {
+    Date.LOGICAL_NAME: "date",
+    Time.LOGICAL_NAME: "time-millis",
+    Timestamp.LOGICAL_NAME: "timestamp-millis",
+}
+
+
+def _split(name: str) -> tuple[str, str | None]:
+    namespace, _, simple = name.rpartition(".")
+    return simple, namespace or None
+
+
+def from_connect_schema(schema: Schema) -> Any:
+    """The Avro schema (JSON) of a Connect schema."""
+    return _AvroSchemas().convert(schema)
+
+
+class _AvroSchemas:
+    """One conversion: unnamed structs get ConnectDefault, ConnectDefault2, ..."""
+
+    def __init__(self) -> None:
+        self.unnamed = 0
+
+    def convert(self, schema: Schema, optional_wrap: bool = True) -> Any:
+        base = self._base(schema)
+        if schema.is_optional and optional_wrap:
+            if schema.default_value is None:
+                return ["null", base]
+            return [base, "null"]
+        return base
+
+    def _base(self, schema: Schema) -> Any:
+        kind = schema.type
+        props: dict[str, Any] = {}
+        if schema.version is not None:
+            props["connect.version"] = schema.version
+        if schema.doc is not None:
+            props["connect.doc"] = schema.doc
+        params = dict(schema.parameters or {})
+        if schema.name == Decimal.LOGICAL_NAME:
+            scale = int(params.get(Decimal.SCALE_FIELD, "0"))
+            precision = int(params.get(_PRECISION, "64"))
+            return {"type": "bytes", "scale": scale, "precision": precision, **props,
+                    "connect.parameters": params, "connect.name": schema.name,
+                    "logicalType": "decimal"}  # fmt: skip
+        if schema.name in _LOGICAL:
+            return {"type": _PRIMITIVES[kind], **props, "connect.name": schema.name,
+                    "logicalType": _LOGICAL[schema.name]}  # fmt: skip
+        if params:
+            props["connect.parameters"] = params
+        if kind in _PRIMITIVES:
+            if kind in (SchemaType.INT8, SchemaType.INT16):
+                props["connect.type"] = kind.value
+            if schema.name is not None:
+                props["connect.name"] = schema.name
+            return {"type": _PRIMITIVES[kind], **props} if props else _PRIMITIVES[kind]
+        if kind is SchemaType.ARRAY:
+            return {"type": "array", "items": self.convert(schema.value_schema), **props}
+        if kind is SchemaType.MAP:
+            if schema.key_schema.type is SchemaType.STRING and not schema.key_schema.is_optional:
+                return {"type": "map", "values": self.convert(schema.value_schema), **props}
+            entry = {"type": "record", "name": "MapEntry", "namespace": NAMESPACE, "fields": [
+                {"name": "key", "type": self.convert(schema.key_schema)},
+                {"name": "value", "type": self.convert(schema.value_schema)}]}  # fmt: skip
+            return {"type": "array", "items": entry, **props}
+        if kind is SchemaType.STRUCT:
+            if schema.name:
+                name, namespace = _split(schema.name)
+            else:
+                self.unnamed += 1
+                suffix = "" if self.unnamed == 1 else str(self.unnamed)
+                name, namespace = f"ConnectDefault{suffix}", NAMESPACE
+            fields = []
+            for field in schema.fields:
+                avro_field: dict[str, Any] = {"name": field.name,
+                                              "type": self.convert(field.schema)}  # fmt: skip
+                if field.schema.is_optional and field.schema.default_value is None:
+                    avro_field["default"] = None
+                elif field.schema.default_value is not None:
+                    avro_field["default"] = _default(field.schema, field.schema.default_value)
+                fields.append(avro_field)
+            record: dict[str, Any] = {"type": "record", "name": name}
+            if namespace:
+                record["namespace"] = namespace
+            record["fields"] = fields
+            record.update(props)
+            if schema.name:
+                record["connect.name"] = schema.name
+            return record
+        raise DataError(f"Unknown schema type: {kind}")
+
+
+def _default(schema: Schema, value: Any) -> Any:
+    """A field default in Avro's JSON encoding (bytes as ISO-8859-1 text)."""
+    if schema.name in _LOGICAL or schema.name == Decimal.LOGICAL_NAME:
+        value = _physical(schema, value)
+    if isinstance(value, bytes):
+        return value.decode("iso-8859-1")
+    if isinstance(value, Struct):
+        return {f.name: _default(f.schema, value.get(f.name)) for f in value.schema.fields}
+    return value
+
+
+def _physical(schema: Schema, value: Any) -> Any:
+    for logical in (Decimal, Date, Time, Timestamp):
+        if schema.name == logical.LOGICAL_NAME:
+            return logical.from_logical(schema, value)
+    return value
+
+
+def from_connect_value(schema: Schema, value: Any) -> Any:
+    """A Connect value as the Avro datum fastavro writes for :func:`from_connect_schema`."""
+    if value is None:
+        return None
+    kind = schema.type
+    if kind is SchemaType.STRUCT:
+        if not isinstance(value, Struct):
+            raise DataError(f"Expected a Struct for schema {schema.name}, got {type(value)}")
+        return {f.name: from_connect_value(f.schema, value.get(f.name)) for f in schema.fields}
+    if kind is SchemaType.ARRAY:
+        return [from_connect_value(schema.value_schema, v) for v in value]
+    if kind is SchemaType.MAP:
+        key_schema, value_schema = schema.key_schema, schema.value_schema
+        if key_schema.type is SchemaType.STRING and not key_schema.is_optional:
+            return {k: from_connect_value(value_schema, v) for k, v in value.items()}
+        return [
+            {"key": from_connect_value(key_schema, k), "value": from_connect_value(value_schema, v)}
+            for k, v in value.items()
+        ]
+    return value
+
+
+def to_connect_schema(avro: Any) -> Schema:
+    """The Connect schema of an Avro schema (as :func:`from_connect_schema` writes them;
+    other Avro schemas map to the nearest Connect types)."""
+    return _connect(avro, optional=False).build()
+
+
+def _connect(avro: Any, optional: bool) -> SchemaBuilder:
+    if isinstance(avro, list):
+        branches = [b for b in avro if b != "null"]
+        if len(branches) != 1:
+            raise DataError(f"Avro union {avro} has no Connect equivalent (only [null, T] has)")
+        builder = _connect(branches[0], optional=False)
+        return builder.optional() if len(branches) < len(avro) else builder
+    node: Mapping[str, Any] = avro if isinstance(avro, dict) else {"type": avro}
+    kind, logical, name = node["type"], node.get("logicalType"), node.get("connect.name")
+    params = dict(node.get("connect.parameters") or {})
+    if logical == "decimal" or name == Decimal.LOGICAL_NAME:
+        scale = int(node.get("scale", params.get(Decimal.SCALE_FIELD, 0)))
+        builder = Decimal.builder(scale)
+        precision = node.get("precision")
+        if precision is not None:
+            builder.parameter(_PRECISION, str(precision))
+    elif logical == "date":
+        builder = Date.builder()
+    elif logical == "time-millis":
+        builder = Time.builder()
+    elif logical == "timestamp-millis":
+        builder = Timestamp.builder()
+    elif kind == "record":
+        builder = SchemaBuilder.struct()
+        full = name or (f"{node['namespace']}.{node['name']}" if node.get("namespace")
+                        else node["name"])  # fmt: skip
+        if not full.startswith(f"{NAMESPACE}.ConnectDefault"):
+            builder.name(full)
+        for item in node["fields"]:
+            field = _connect(item["type"], optional=False)
+            if "default" in item and item["default"] is not None:
+                field.default_value(_from_default(field.build(), item["default"]))
+            builder.field(item["name"], field.build())
+    elif kind == "array":
+        items = node["items"]
+        entry = items if isinstance(items, dict) else {}
+        if entry.get("type") == "record" and entry.get("name") == "MapEntry":
+            fields = {f["name"]: f["type"] for f in entry["fields"]}
+            key = _connect(fields["key"], optional=False).build()
+            builder = SchemaBuilder.map(key, _connect(fields["value"], optional=False).build())
+        else:
+            builder = SchemaBuilder.array(_connect(items, optional=False).build())
+    elif kind == "map":
+        value = _connect(node["values"], optional=False).build()
+        builder = SchemaBuilder.map(Schema.STRING_SCHEMA, value)
+    elif kind in ("int", "long", "float", "double", "boolean", "string", "bytes"):
+        connect_type = node.get("connect.type")
+        types = {"int8": SchemaType.INT8, "int16": SchemaType.INT16}
+        physical = {"int": SchemaType.INT32, "long": SchemaType.INT64,
+                    "float": SchemaType.FLOAT32, "double": SchemaType.FLOAT64,
+                    "boolean": SchemaType.BOOLEAN, "string": SchemaType.STRING,
+                    "bytes": SchemaType.BYTES}[kind]  # fmt: skip
+        builder = SchemaBuilder.of_type(types.get(connect_type, physical))
+        if name:
+            builder.name(name)
+    elif kind in ("enum",):
+        builder = SchemaBuilder.string()
+    elif kind == "fixed":
+        builder = SchemaBuilder.bytes()
+    else:
+        raise DataError(f"Avro type {kind} has no Connect equivalent")
+    if node.get("connect.version") is not None:
+        builder.version(int(node["connect.version"]))
+    if node.get("connect.doc") is not None:
+        builder.doc(str(node["connect.doc"]))
+    if params and logical != "decimal" and name != Decimal.LOGICAL_NAME:
+        builder.parameters(params)
+    return builder.optional() if optional else builder
+
+
+def _from_default(schema: Schema, value: Any) -> Any:
+    if isinstance(value, str) and schema.type is SchemaType.BYTES:
+        raw = value.encode("iso-8859-1")
+        return Decimal.to_logical(schema, raw) if schema.name == Decimal.LOGICAL_NAME else raw
+    return value
+
+
+def to_connect_value(schema: Schema, datum: Any) -> Any:
+    """An Avro datum (as fastavro reads it) as the Connect value of *schema*."""
+    if datum is None:
+        return None
+    kind = schema.type
+    if kind is SchemaType.STRUCT:
+        struct = Struct(schema)
+        for field in schema.fields:
+            struct.put(field.name, to_connect_value(field.schema, datum.get(field.name)))
+        return struct
+    if kind is SchemaType.ARRAY:
+        return [to_connect_value(schema.value_schema, v) for v in datum]
+    if kind is SchemaType.MAP:
+        if isinstance(datum, list):
+            return {to_connect_value(schema.key_schema, e["key"]):
+                    to_connect_value(schema.value_schema, e["value"]) for e in datum}  # fmt: skip
+        return {k: to_connect_value(schema.value_schema, v) for k, v in datum.items()}
+    if schema.name == Timestamp.LOGICAL_NAME and not hasattr(datum, "tzinfo"):
+        return Timestamp.to_logical(schema, datum)
+    return datum

@@ -1,0 +1,137 @@
+"""The AvroConverter against Seaway's registry, and against Confluent's own serializer and
+deserializer in both directions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+
+import pytest
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+
+from seaway.connect.api.data import Schema, SchemaBuilder, Struct
+from seaway.connect.api.data.logical import Date, Decimal, Time, Timestamp
+from seaway.connect.api.errors import DataError
+from seaway.connect.converters.registry import new_converter
+from seaway.registry.server import RegistryServer
+
+
+def _converter(registry: RegistryServer, **extra: str) -> object:
+    return new_converter(
+        "io.confluent.connect.avro.AvroConverter",
+        {"schema.registry.url": registry.url, **extra},
+        False,
+    )
+
+
+ADDRESS = SchemaBuilder.struct().name("test.Address").field("city", Schema.STRING_SCHEMA).build()
+LOGIN = (
+    SchemaBuilder.struct()
+    .name("test.Login")
+    .field("id", Schema.INT64_SCHEMA)
+    .field("small", Schema.INT8_SCHEMA)
+    .field("medium", Schema.INT16_SCHEMA)
+    .field("score", Schema.FLOAT64_SCHEMA)
+    .field("ratio", Schema.FLOAT32_SCHEMA)
+    .field("active", Schema.BOOLEAN_SCHEMA)
+    .field("user", Schema.STRING_SCHEMA)
+    .field("token", Schema.BYTES_SCHEMA)
+    .field("email", Schema.OPTIONAL_STRING_SCHEMA)
+    .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
+    .field("counts", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build())
+    .field("by_id", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build())
+    .field("address", ADDRESS)
+    .field("amount", Decimal.schema(2))
+    .field("day", Date.SCHEMA)
+    .field("at", Time.SCHEMA)
+    .field("login_time", Timestamp.SCHEMA)
+    .build()
+)
+
+
+def _login() -> Struct:
+    return (
+        Struct(LOGIN)
+        .put("id", 42).put("small", -3).put("medium", 300).put("score", 2.5).put("ratio", 0.5)
+        .put("active", True).put("user", "ada").put("token", b"\x00\xff").put("email", None)
+        .put("tags", ["a", "b"]).put("counts", {"x": 1}).put("by_id", {7: "seven"})
+        .put("address", Struct(ADDRESS).put("city", "Turin"))
+        .put("amount", decimal.Decimal("12.34")).put("day", dt.date(2026, 11, 25))
+        .put("at", dt.time(10, 30, 0))
+        .put("login_time", dt.datetime(2026, 11, 25, 10, 30, tzinfo=dt.UTC))
+    )  # fmt: skip
+
+
+def test_round_trip_through_the_registry(registry: RegistryServer) -> None:
+    converter = _converter(registry)
+    data = converter.from_connect_data("login", LOGIN, _login())
+    assert data[0] == 0 and int.from_bytes(data[1:5], "big") >= 1
+    schema, value = _converter(registry).to_connect_data("login", data)
+    assert schema.name == "test.Login"
+    assert schema.field("small").schema.type == Schema.INT8_SCHEMA.type
+    amount = schema.field("amount").schema
+    assert amount.name == Decimal.LOGICAL_NAME and amount.parameters["scale"] == "2"
+    assert schema.field("email").schema.is_optional
+    expected = _login()
+    for field in LOGIN.fields:
+        if field.name != "address":
+            assert value.get(field.name) == expected.get(field.name), field.name
+    assert value.get("address").schema.name == "test.Address"
+    assert value.get("address").get("city") == "Turin"
+    assert SchemaRegistryClient({"url": registry.url}).get_subjects() == ["login-value"]
+
+
+def test_confluents_serializers_read_and_write_the_same_bytes(registry: RegistryServer) -> None:
+    client = SchemaRegistryClient({"url": registry.url})
+    context = SerializationContext("login", MessageField.VALUE)
+    data = _converter(registry).from_connect_data("login", LOGIN, _login())
+    read = AvroDeserializer(client)(data, context)
+    assert read["user"] == "ada" and read["amount"] == decimal.Decimal("12.34")
+    assert read["by_id"] == [{"key": 7, "value": "seven"}]  # Confluent's MapEntry array
+    assert read["day"] == dt.date(2026, 11, 25)
+    schema = client.get_latest_version("login-value").schema.schema_str
+    written = AvroSerializer(client, schema)(read, context)
+    _, value = _converter(registry).to_connect_data("login", written)
+    assert value.get("by_id") == {7: "seven"} and value.get("user") == "ada"
+
+
+def test_a_new_optional_field_evolves_and_an_incompatible_one_is_refused(
+    registry: RegistryServer,
+) -> None:
+    converter = _converter(registry)
+    v1 = SchemaBuilder.struct().name("test.User").field("id", Schema.INT32_SCHEMA).build()
+    v2 = (
+        SchemaBuilder.struct().name("test.User").field("id", Schema.INT32_SCHEMA)
+        .field("email", Schema.OPTIONAL_STRING_SCHEMA).build()
+    )  # fmt: skip
+    broken = (
+        SchemaBuilder.struct().name("test.User").field("id", Schema.INT32_SCHEMA)
+        .field("phone", Schema.STRING_SCHEMA).build()
+    )  # fmt: skip
+    first = converter.from_connect_data("users", v1, Struct(v1).put("id", 1))
+    second = converter.from_connect_data("users", v2, Struct(v2).put("id", 2).put("email", "e"))
+    assert first[1:5] != second[1:5]
+    assert SchemaRegistryClient({"url": registry.url}).get_versions("users-value") == [1, 2]
+    with pytest.raises(DataError, match=r"409.*users-value.*phone"):
+        converter.from_connect_data("users", broken, Struct(broken).put("id", 3).put("phone", "p"))
+    # Old records still read with their own schema: email was not there.
+    schema, value = converter.to_connect_data("users", first)
+    assert schema.field("email") is None and value.get("id") == 1
+
+
+def test_bad_input_gets_clear_errors(registry: RegistryServer) -> None:
+    converter = _converter(registry)
+    with pytest.raises(DataError, match="Unknown magic byte"):
+        converter.to_connect_data("t", b"\x01\x00\x00\x00\x01abc")
+    with pytest.raises(DataError, match=r"404.*Schema 999 not found"):
+        converter.to_connect_data("t", b"\x00\x00\x00\x03\xe7\x02")
+    good = converter.from_connect_data("t", Schema.STRING_SCHEMA, "hello")
+    with pytest.raises(DataError, match="Failed to deserialize"):
+        converter.to_connect_data("t", good[:5] + b"\xff\xff\xff")
+    strict = _converter(registry, **{"auto.register.schemas": "false"})
+    with pytest.raises(DataError, match=r"Subject .other-value. not found"):
+        strict.from_connect_data("other", Schema.STRING_SCHEMA, "x")
+    with pytest.raises(Exception, match=r"schema\.registry\.url"):
+        new_converter("io.confluent.connect.avro.AvroConverter", {}, False)
