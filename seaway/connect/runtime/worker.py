@@ -237,26 +237,11 @@ class Worker:
     def run_source(
         self, spec: SourceQuerySpec, connector_config: Mapping[str, str], transactional: bool
     ) -> ConnectorQuery:
-        """Start a source connector: its tasks' records into Kafka."""
-
+        """Start a source connector: its tasks' records into Kafka (with *transactional*,
+        from the ``start_sequences`` of :meth:`committed_sequences`)."""
         self._activate()
-        producer = self.client_config(connector_config, "producer")
-        kafka = {
-            "kafka.bootstrap.servers": producer.pop("bootstrap.servers"),
-            "includeHeaders": "true",
-        }
-        settings = {"acks": "all", "partitioner": "murmur2_random", **producer}
-        kafka.update({f"kafka.{key}": str(value) for key, value in settings.items()})
-        if transactional:
-            group = self.config.get("group.id")
-            kafka.update(
-                exactlyOnce="true",
-                transactionalIdPrefix=f"{group}-{spec.connector}",
-                transactionalIdPerQuery="false",
-            )
-        spec = replace(spec, kafka=kafka)
-        if transactional and spec.offsets_topic:
-            spec = replace(spec, start_sequences=self._sequences(spec))
+        spec = replace(spec, kafka=self._source_kafka(spec.connector, connector_config,
+                                                      transactional))  # fmt: skip
         # The tasks produce their records themselves; Spark sees one row per task and topic.
         frame = (
             self.spark.readStream.format(SOURCE_NAME).option("spec", spec.to_json()).load()
@@ -272,20 +257,45 @@ class Worker:
             query = writer.start()
         return ConnectorQuery(spec.connector, query, checkpoint, "source")
 
-    @staticmethod
-    def _sequences(spec: SourceQuerySpec) -> dict[str, int]:
-        """Each task's committed sequence: its batches go on from there, and a run of it
-        that another run overtook can no longer commit (``SequenceFence``)."""
+    def _source_kafka(
+        self, connector: str, connector_config: Mapping[str, str], transactional: bool
+    ) -> dict[str, str]:
+        """The Spark Kafka sink's options a source connector's tasks write with."""
+        producer = self.client_config(connector_config, "producer")
+        kafka = {
+            "kafka.bootstrap.servers": producer.pop("bootstrap.servers"),
+            "includeHeaders": "true",
+        }
+        settings = {"acks": "all", "partitioner": "murmur2_random", **producer}
+        kafka.update({f"kafka.{key}": str(value) for key, value in settings.items()})
+        if transactional:
+            group = self.config.get("group.id")
+            kafka.update(
+                exactlyOnce="true",
+                transactionalIdPrefix=f"{group}-{connector}",
+                transactionalIdPerQuery="false",
+            )
+        return kafka
+
+    def committed_sequences(
+        self,
+        connector: str,
+        tasks: list[int],
+        connector_config: Mapping[str, str],
+        offsets_topic: str,
+    ) -> dict[str, int]:
+        """Each exactly-once task's committed sequence: its batches go on from there, and a
+        run of it that another run overtook can no longer commit (``SequenceFence``). Read
+        it *before* the source offsets: offsets newer than the sequence only fence the run,
+        older ones would repeat records."""
         from seaway.spark.kafka.options import parse_sink_options
         from seaway.spark.kafka.transactional import committed_sequence
 
-        assert spec.offsets_topic is not None
-        options = parse_sink_options(spec.kafka)
+        options = parse_sink_options(self._source_kafka(connector, connector_config, True))
+        prefix = options.transactional_id_prefix
         return {
-            str(task): committed_sequence(
-                options, sequence_group(options.transactional_id_prefix, task), spec.offsets_topic
-            )
-            for task in spec.enabled_tasks
+            str(task): committed_sequence(options, sequence_group(prefix, task), offsets_topic)
+            for task in tasks
         }
 
     def fence_producers(

@@ -383,7 +383,12 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                     f"with PATCH /connectors/{name}/offsets (or reset them with DELETE) while "
                     "it is STOPPED."
                 )
-            start = self.offsets.connector_offsets(name)
+            sequences = (
+                self.worker.committed_sequences(name, enabled, run.config, self.offsets_topic)
+                if transactional and self.offsets_topic
+                else {}
+            )
+            start = self.offsets.connector_offsets(name)  # after the sequences, never before
             run.flushed = dict(start)
             spec = SourceQuerySpec(
                 connector=name,
@@ -394,6 +399,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                 conversion=conversion,
                 offsets_topic=self.offsets_topic if transactional else None,
                 plans_per_batch=int(self.config.get("spark.source.plans.per.batch")),
+                start_sequences=sequences,
             )
             run.query = self.worker.run_source(spec, run.config, transactional)
         else:
@@ -469,7 +475,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             # Safe: a worker that lost the connector meanwhile (a zombie whose transactions
             # were fenced) must not overwrite its new owner's status.
             task_id = ConnectorTaskId(name, index)
-            self.statuses.put_safe(
+            self._put_safe(
                 TaskStatus(task_id, State.FAILED, self.worker_id, generation, trace=failure)
             )
         log.error("Connector %s: task(s) %s failed:\n%s", name, failed, failure)
@@ -536,8 +542,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         generation = 0 if run is None else self._status_generation(run)
         self._stop_connector(name, None)
         for task in self.configs.snapshot().tasks(name):
-            self.statuses.put_safe(TaskStatus(task, State.UNASSIGNED, self.worker_id, generation))
-        self.statuses.put_safe(ConnectorStatus(name, State.UNASSIGNED, self.worker_id, generation))
+            self._put_safe(TaskStatus(task, State.UNASSIGNED, self.worker_id, generation))
+        self._put_safe(ConnectorStatus(name, State.UNASSIGNED, self.worker_id, generation))
         log.info("Connector %s is no longer assigned to this worker", name)
 
     def _destroy_statuses(self, name: str, tasks: Any) -> None:
@@ -550,6 +556,15 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         if deleted and self.statuses.get_connector(name) is not None:
             self._put(ConnectorStatus(name, State.DESTROYED, self.worker_id))
 
+    @staticmethod
+    def _status_key(status: ConnectorStatus | TaskStatus) -> tuple[type, str]:
+        return type(status), status.id if isinstance(status, ConnectorStatus) else str(status.id)
+
+    def _put_safe(self, status: ConnectorStatus | TaskStatus) -> None:
+        """Write *status* unless another worker stored a newer one (Kafka's ``putSafe``)."""
+        self._written.pop(self._status_key(status), None)  # the next _put writes again
+        self.statuses.put_safe(status)
+
     def _put(self, status: ConnectorStatus | TaskStatus) -> None:
         if status.generation == 0:  # what this worker writes carries its group generation
             status = dataclasses.replace(status, generation=self._group_generation())
@@ -559,11 +574,11 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             else self.statuses.get_task(status.id)
         )
         # Skip only what this herder itself wrote last: the store's cache lags behind writes.
-        key = status.id if isinstance(status, ConnectorStatus) else str(status.id)
+        key = self._status_key(status)
         same = (status.state, status.trace, status.worker_id)
-        if current is not None and self._written.get((type(status), key)) == same:
+        if current is not None and self._written.get(key) == same:
             return
-        self._written[(type(status), key)] = same
+        self._written[key] = same
         self.statuses.put(status)
 
     def connector_failed(self, name: str, error: BaseException) -> None:
