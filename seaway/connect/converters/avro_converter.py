@@ -95,6 +95,7 @@ class AvroConverter(Converter):
         self.use_latest = False
         self.strategy = TOPIC_NAME
         self._avro: dict[int, tuple[Schema, Any, Any]] = {}  # id(schema) -> avro, parsed
+        self._ids: dict[tuple[str, int], tuple[Schema, int]] = {}  # (topic, id(schema)) -> id
         self._readers: dict[int, tuple[Schema, Any]] = {}  # schema id -> connect, parsed
 
     def version(self) -> str:
@@ -149,14 +150,17 @@ class AvroConverter(Converter):
             raise DataError("The AvroConverter needs a schema: the record has none")
         assert self.client is not None, "configure() first"
         avro, parsed = self._writer(schema)
-        subject = self._subject(topic, avro)
         if self.use_latest:
-            schema_id, latest = self.client.latest(subject)
+            schema_id, latest = self.client.latest(self._subject(topic, avro))
             parsed = parse_schema(latest)
-        elif self.auto_register:
-            schema_id = self.client.register(subject, avro)
         else:
-            schema_id = self.client.lookup(subject, avro)
+            known = self._ids.get((topic, id(schema)))
+            if known is None or known[0] is not schema:
+                subject = self._subject(topic, avro)
+                found = (self.client.register(subject, avro) if self.auto_register
+                         else self.client.lookup(subject, avro))  # fmt: skip
+                known = self._ids[(topic, id(schema))] = (schema, found)
+            schema_id = known[1]
         out = io.BytesIO()
         out.write(bytes([_MAGIC]))
         out.write(schema_id.to_bytes(4, "big"))

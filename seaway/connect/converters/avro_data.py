@@ -34,6 +34,7 @@ _PRIMITIVES: Final = {
     SchemaType.FLOAT64: "double", SchemaType.BOOLEAN: "boolean", SchemaType.STRING: "string",
     SchemaType.BYTES: "bytes", SchemaType.INT8: "int", SchemaType.INT16: "int",
 }  # fmt: skip
+_NESTED: Final = frozenset({SchemaType.STRUCT, SchemaType.ARRAY, SchemaType.MAP})
 _LOGICAL: Final = {
     Date.LOGICAL_NAME: "date",
     Time.LOGICAL_NAME: "time-millis",
@@ -152,7 +153,12 @@ def from_connect_value(schema: Schema, value: Any) -> Any:
     if kind is SchemaType.STRUCT:
         if not isinstance(value, Struct):
             raise DataError(f"Expected a Struct for schema {schema.name}, got {type(value)}")
-        return {f.name: from_connect_value(f.schema, value.get(f.name)) for f in schema.fields}
+        out = {}
+        for field in schema.fields:  # the Field itself: no lookup by name per value
+            item = value.get(field)
+            nested = item is not None and field.schema.type in _NESTED
+            out[field.name] = from_connect_value(field.schema, item) if nested else item
+        return out
     if kind is SchemaType.ARRAY:
         return [from_connect_value(schema.value_schema, v) for v in value]
     if kind is SchemaType.MAP:
