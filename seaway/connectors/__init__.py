@@ -22,6 +22,7 @@ from typing import Final
 from seaway import __version__
 from seaway.connect.api import Connector
 from seaway.connectors.file import FileStreamSinkConnector, FileStreamSourceConnector
+from seaway.connectors.jdbc import JdbcSourceConnector
 
 VERSION: Final = __version__
 """The version every bundled connector reports (``Connector.version()``)."""
@@ -36,6 +37,7 @@ CLASS_NAMES: Final[MappingProxyType[type[Connector], str]] = MappingProxyType(
     {
         FileStreamSourceConnector: "org.apache.kafka.connect.file.FileStreamSourceConnector",
         FileStreamSinkConnector: "org.apache.kafka.connect.file.FileStreamSinkConnector",
+        JdbcSourceConnector: "io.confluent.connect.jdbc.JdbcSourceConnector",
     }
 )
 """The canonical (Kafka) class name of each bundled connector."""
@@ -51,5 +53,6 @@ __all__ = [
     "VERSION",
     "FileStreamSinkConnector",
     "FileStreamSourceConnector",
+    "JdbcSourceConnector",
     "__version__",
 ]
