@@ -491,20 +491,6 @@ class DistributedHerder(WorkerHerder):
         log.info("Fenced the zombies of connector %s (task count %s -> %d)", name, recorded,
                  count)  # fmt: skip
 
-    # --- what the REST layer shows ------------------------------------------------------------
-
-    @property
-    def leader_url(self) -> str | None:
-        return self._leader_url
-
-    @property
-    def is_leader(self) -> bool:
-        return self._is_leader
-
-    def owned_connectors(self) -> list[str]:
-        with self._owned_lock:
-            return sorted(self._owned)
-
 
 def _quote(name: str) -> str:
     return quote(name, safe="")
