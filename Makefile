@@ -7,12 +7,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.seaway-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint bench clean prerequisites
+.PHONY: demo test lint bench clean prerequisites databases
 
 demo: $(STAMP)
 	$(PY) -m seaway demo
 
-test: $(STAMP)
+test: $(STAMP) databases
 	$(PY) -m ruff check seaway tests bench
 	$(PY) -m pytest $(PYTEST_ARGS)
 
@@ -22,6 +22,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.broker
+
+# MariaDB and PostgreSQL servers for the JDBC tests (Debian's packages; each test run starts
+# its own servers in temporary folders).
+databases:
+	@bash scripts/install-databases.sh
 
 prerequisites:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \

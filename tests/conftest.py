@@ -48,6 +48,43 @@ def cluster_b(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread
         yield b
 
 
+def registry_props(bootstrap: str, topic: str) -> dict[str, str]:
+    """A schema registry's properties: a free port, its schemas in *topic* of *bootstrap*."""
+    return {
+        "listeners": "http://127.0.0.1:0",
+        "kafkastore.bootstrap.servers": f"PLAINTEXT://{bootstrap}",
+        "kafkastore.topic": topic,
+        "kafkastore.topic.replication.factor": "1",
+    }
+
+
+@pytest.fixture
+def registry(bootstrap: str, topic_name: str) -> Iterator[Any]:
+    """A schema registry served over HTTP, its schemas in a topic of the test broker."""
+    from seaway.registry.server import RegistryServer
+
+    with RegistryServer(registry_props(bootstrap, f"{topic_name}-schemas")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def mariadb() -> Iterator[Any]:
+    """A MariaDB server of this test run (Debian's mariadb-server), root without a password."""
+    from tests.databases import MariaDbServer
+
+    with MariaDbServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """A PostgreSQL server of this test run (Debian's postgresql), trust on loopback."""
+    from tests.databases import PostgresServer
+
+    with PostgresServer() as server:
+        yield server
+
+
 @pytest.fixture
 def topic_name(request: pytest.FixtureRequest) -> str:
     """A topic name unique to this test."""

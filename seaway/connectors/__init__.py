@@ -22,7 +22,7 @@ from typing import Final
 from seaway import __version__
 from seaway.connect.api import Connector
 from seaway.connectors.file import FileStreamSinkConnector, FileStreamSourceConnector
-from seaway.connectors.jdbc import JdbcSourceConnector
+from seaway.connectors.jdbc import JdbcSinkConnector, JdbcSourceConnector
 
 VERSION: Final = __version__
 """The version every bundled connector reports (``Connector.version()``)."""
@@ -38,6 +38,7 @@ CLASS_NAMES: Final[MappingProxyType[type[Connector], str]] = MappingProxyType(
         FileStreamSourceConnector: "org.apache.kafka.connect.file.FileStreamSourceConnector",
         FileStreamSinkConnector: "org.apache.kafka.connect.file.FileStreamSinkConnector",
         JdbcSourceConnector: "io.confluent.connect.jdbc.JdbcSourceConnector",
+        JdbcSinkConnector: "io.confluent.connect.jdbc.JdbcSinkConnector",
     }
 )
 """The canonical (Kafka) class name of each bundled connector."""
@@ -53,6 +54,7 @@ __all__ = [
     "VERSION",
     "FileStreamSinkConnector",
     "FileStreamSourceConnector",
+    "JdbcSinkConnector",
     "JdbcSourceConnector",
     "__version__",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -44,8 +45,13 @@ def _end_offset(bootstrap: str, topic: str) -> int:
         consumer.close()
 
 
-def _payloads(bootstrap: str, topic: str, isolation: str) -> list[str]:
+def _payloads(bootstrap: str, topic: str, isolation: str) -> list[Any]:
     """Every value in the topic, decoded from the JsonConverter envelope."""
+    return [envelope["payload"] for envelope in _envelopes(bootstrap, topic, isolation)]
+
+
+def _envelopes(bootstrap: str, topic: str, isolation: str) -> list[Any]:
+    """Every value of partition 0 of the topic as JSON (the JsonConverter's schema and payload)."""
     config = {
         "bootstrap.servers": bootstrap,
         "group.id": f"check-{uuid.uuid4().hex}",
@@ -54,7 +60,7 @@ def _payloads(bootstrap: str, topic: str, isolation: str) -> list[str]:
     }
     consumer = Consumer(quiet(config))
     consumer.assign([TopicPartition(topic, 0, 0)])
-    out: list[str] = []
+    out: list[Any] = []
     try:
         while True:
             message = consumer.poll(5)
@@ -64,7 +70,7 @@ def _payloads(bootstrap: str, topic: str, isolation: str) -> list[str]:
                 if message.error().code() == -191:  # _PARTITION_EOF
                     break
                 continue
-            out.append(json.loads(message.value())["payload"])
+            out.append(json.loads(message.value()))
     finally:
         consumer.close()
     return out

@@ -21,7 +21,7 @@ from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 from seaway.registry.server import RegistryServer
-from tests.registry.conftest import registry_props
+from tests.conftest import registry_props
 
 V1 = {
     "type": "record",

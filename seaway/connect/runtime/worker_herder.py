@@ -886,6 +886,11 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             raise BadRequestError(
                 f"Included connector type {class_name} does not match request type {plugin}"
             )
+        if not class_name and plugin:
+            # The seeds' session validates ``{}`` against /connector-plugins/<plugin>/: the
+            # plugin in the path is the connector type (Kafka 0.10 did so; Kafka 2+ answers 400).
+            class_name = plugin
+            config = {cc.CONNECTOR_CLASS: plugin, **config}
         if not class_name:
             raise BadRequestError(f"Connector config {java_map(config)} contains no connector type")
         connector = self.plugins.new_connector(class_name)

@@ -1,5 +1,7 @@
-"""The JDBC source connector, with Confluent's ``JdbcSourceConnector`` configuration."""
+"""The JDBC connectors, with the configuration of Confluent's ``JdbcSourceConnector`` and
+``JdbcSinkConnector``."""
 
+from seaway.connectors.jdbc.sink import JdbcSinkConnector, JdbcSinkTask
 from seaway.connectors.jdbc.source import JdbcSourceConnector, JdbcSourceTask
 
-__all__ = ["JdbcSourceConnector", "JdbcSourceTask"]
+__all__ = ["JdbcSinkConnector", "JdbcSinkTask", "JdbcSourceConnector", "JdbcSourceTask"]

@@ -4,12 +4,15 @@ topics, in ``bulk``, ``incrementing``, ``timestamp`` or ``timestamp+incrementing
 Each table (or the query) is a source partition with Confluent's keys and offsets, so the
 offsets REST API shows what Confluent's connector would store:
 
-* partition ``{"protocol": "1", "table": "<table>"}``, or ``{"query": "query"}``;
-* offset ``{"incrementing": id}``, ``{"timestamp": ms, "timestamp_nanos": ns}`` or all
-  three in ``timestamp+incrementing`` mode.
+* partition ``{"protocol": "1", "table": "<db or schema>.<table>"}``, or
+  ``{"query": "query"}``;
+* offset ``{"incrementing": id}``, ``{"timestamp_nanos": ns, "timestamp": ms}`` or all
+  three in ``timestamp+incrementing`` mode, in the key order Java's HashMap writes.
 
 Every row is a record on ``<topic.prefix><table>`` (``<topic.prefix>`` for a query) with no
-key and a Struct value named after the table, one optional field per nullable column.
+key and a Struct value named after the table (unnamed for a query), one optional field per
+nullable column. The connector checks for new or dropped tables every
+``table.poll.interval.ms`` and reassigns the tables to tasks when the list changes.
 
 **Replayable.** Outside ``bulk`` mode the task is a
 :class:`~seaway.connect.api.replay.ReplayableSourceTask`: :meth:`JdbcSourceTask.plan` (on
@@ -24,8 +27,10 @@ Confluent's connector.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
@@ -47,7 +52,7 @@ from seaway.connect.api import (
 from seaway.connect.api.data import SchemaBuilder, Struct
 from seaway.connect.api.replay import ReplayableSourceTask
 from seaway.connectors.jdbc import config as c
-from seaway.connectors.jdbc.dialect import Column, SqliteDialect, dialect_for
+from seaway.connectors.jdbc.dialects import Column, Dialect, dialect_from_config
 
 __all__ = ["JdbcBulkSourceTask", "JdbcSourceConnector", "JdbcSourceTask"]
 
@@ -73,11 +78,35 @@ def _settings(props: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _included(tables: list[str], values: Mapping[str, Any]) -> list[str]:
+    """The tables the filters keep; a name in a filter matches the qualified or bare name."""
     include = set(values[c.TABLE_INCLUDE] or values[c.TABLE_WHITELIST] or ())
     exclude = set(values[c.TABLE_EXCLUDE] or values[c.TABLE_BLACKLIST] or ())
     if include and exclude:
         raise ConfigException("Set a table include list or an exclude list, not both")
-    return [t for t in tables if (not include or t in include) and t not in exclude]
+
+    def named(table: str, names: set[str]) -> bool:
+        return table in names or Dialect.simple_name(table) in names
+
+    kept = [t for t in tables if (not include or named(t, include)) and not named(t, exclude)]
+    seen: dict[str, str] = {}
+    for table in kept:  # topics are named after the bare name: two would write one topic
+        other = seen.setdefault(Dialect.simple_name(table), table)
+        if other != table:
+            raise ConnectError(
+                f"Tables {other} and {table} have the same name and would write to the same "
+                "topic: leave one out with table.whitelist or table.blacklist"
+            )
+    return kept
+
+
+def _tables(values: Mapping[str, Any]) -> list[str]:
+    """The database's tables the connector reads (connects to find out)."""
+    dialect = dialect_from_config(values)
+    connection = dialect.connect()
+    try:
+        return _included(dialect.tables(connection), values)
+    finally:
+        connection.close()
 
 
 class JdbcSourceConnector(SourceConnector):
@@ -86,6 +115,9 @@ class JdbcSourceConnector(SourceConnector):
     def __init__(self) -> None:
         super().__init__()
         self.props: dict[str, str] = {}
+        self.tables: list[str] = []
+        self._stopping = threading.Event()
+        self._monitor: threading.Thread | None = None
 
     def version(self) -> str:
         return __version__
@@ -94,8 +126,37 @@ class JdbcSourceConnector(SourceConnector):
         return c.CONFIG_DEF
 
     def start(self, props: dict[str, str]) -> None:
+        """Check the settings and the connection (a connector that cannot reach its database
+        fails here, as Confluent's does), list the tables and watch for new ones."""
         self.props = dict(props)
-        _settings(props)
+        values = _settings(props)
+        if values[c.QUERY]:
+            dialect_from_config(values).connect().close()
+            return
+        self.tables = _tables(values)
+        interval = values[c.TABLE_POLL_INTERVAL] / 1000
+        if interval > 0:
+            self._stopping.clear()
+            self._monitor = threading.Thread(
+                target=self._watch_tables, args=(values, interval), daemon=True,
+                name=f"jdbc-table-monitor-{props.get('name', '')}",
+            )  # fmt: skip
+            self._monitor.start()
+
+    def _watch_tables(self, values: Mapping[str, Any], interval: float) -> None:
+        """Confluent's TableMonitorThread: a changed table list reconfigures the tasks."""
+        while not self._stopping.wait(interval):
+            try:
+                tables = _tables(values)
+            except Exception as error:
+                log.warning("Could not list the tables of %s: %s", self.props.get("name"), error)
+                continue
+            if tables != self.tables:
+                log.info("Tables of %s changed: %s -> %s", self.props.get("name"), self.tables,
+                         tables)  # fmt: skip
+                self.tables = tables
+                if self.context is not None:
+                    self.context.request_task_reconfiguration()
 
     def task_class(self) -> type[Task]:
         mode = str(_settings(self.props)[c.MODE])
@@ -105,12 +166,7 @@ class JdbcSourceConnector(SourceConnector):
         values = _settings(self.props)
         if values[c.QUERY]:
             return [{**self.props, c.TABLES: "[]"}]
-        dialect = dialect_for(values[c.CONNECTION_URL], values[c.NUMERIC_MAPPING])
-        connection = dialect.connect()
-        try:
-            tables = _included(dialect.tables(connection), values)
-        finally:
-            connection.close()
+        tables = list(self.tables)
         if not tables:
             log.warning("No tables to read for connector %s", self.props.get("name"))
             return []
@@ -118,7 +174,10 @@ class JdbcSourceConnector(SourceConnector):
         return [{**self.props, c.TABLES: json.dumps(tables[i::groups])} for i in range(groups)]
 
     def stop(self) -> None:
-        pass
+        self._stopping.set()
+        if self._monitor is not None:
+            self._monitor.join(10)
+            self._monitor = None
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
         mode = str(props.get(c.MODE, "")).lower()
@@ -130,27 +189,45 @@ class _Source:
     """One table (or the query) a task reads."""
 
     def __init__(self, task: _JdbcTask, table: str | None) -> None:
-        dialect, connection = task.dialect, task.connection
+        dialect = task.dialect
         self.table = table
-        self.select = task.values[c.QUERY] or f"SELECT * FROM {dialect.quote(table or '')}"
-        self.columns: list[Column] = dialect.columns(connection, table, self.select)
-        name = table or "query"
-        builder = SchemaBuilder.struct().name(name)
-        for column in self.columns:
-            builder.field(column.name, column.schema)
-        self.schema = builder.build()
+        self.query = task.values[c.QUERY]
+        self.select = dialect.literal_sql(self.query) if self.query else (
+            f"SELECT * FROM {dialect.quote_table(table or '')}")  # fmt: skip
+        self.names: tuple[str, ...] | None = None  # the result's columns when last read
+        self.refresh(task)
         prefix = task.values[c.TOPIC_PREFIX]
-        self.topic = prefix if table is None else f"{prefix}{table}"
+        self.topic = prefix if table is None else f"{prefix}{dialect.simple_name(table)}"
         self.partition: SourcePartition = (
-            dict(_QUERY_PARTITION) if table is None
-            else {"protocol": "1", "table": dialect.qualified(table)}
+            dict(_QUERY_PARTITION) if table is None else {"protocol": "1", "table": table}
         )  # fmt: skip
         self.key = partition_key(self.partition)
         self.next_poll = 0.0
 
+    def refresh(self, task: _JdbcTask) -> None:
+        """Read the columns and make the value schema (again, after the table changed)."""
+        self.columns: list[Column] = task.dialect.columns(task.connection, self.table, self.query)
+        builder = SchemaBuilder.struct()
+        if self.table is not None:
+            builder.name(task.dialect.simple_name(self.table))
+        for column in self.columns:
+            builder.field(column.name, column.schema)
+        self.schema = builder.build()
+
+    def check_columns(self, task: _JdbcTask, cursor: Any, extra: int = 0) -> None:
+        """Follow a change of the table's columns (e.g. ``ALTER TABLE ... ADD``), as
+        Confluent's connector maps the schema of every result set anew."""
+        names = tuple(d[0] for d in cursor.description[: len(cursor.description) - extra])
+        if self.names is not None and names != self.names:
+            log.info("The columns of %s changed: %s -> %s", self.table or "the query",
+                     self.names, names)  # fmt: skip
+            self.refresh(task)
+        self.names = names
+
     def record(self, row: tuple[Any, ...], offset: SourceOffset | None) -> SourceRecord:
         value = Struct(self.schema)
-        for column, item in zip(self.columns, row, strict=True):
+        for column in self.columns:
+            item = row[column.index]
             value.put(column.name, None if item is None else column.convert(item))
         return SourceRecord(
             source_partition=self.partition, source_offset=offset, topic=self.topic,
@@ -162,13 +239,13 @@ class _JdbcTask:
     """What both task kinds share: settings, the connection, the sources."""
 
     values: dict[str, Any]
-    dialect: SqliteDialect
+    dialect: Dialect
     connection: Any
     sources: dict[PartitionKey, _Source]
 
     def _open(self, props: Mapping[str, str]) -> None:
         self.values = _settings(props)
-        self.dialect = dialect_for(self.values[c.CONNECTION_URL], self.values[c.NUMERIC_MAPPING])
+        self.dialect = dialect_from_config(self.values)
         self.connection = self.dialect.connect()
         tables: list[str | None] = list(json.loads(props.get(c.TABLES) or "[]"))
         if self.values[c.QUERY]:
@@ -204,12 +281,12 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
         for source in self.sources.values():
             if source.table is None:
                 continue
+            schemas = {column.name: column.schema for column in source.columns}
             for column in wanted:
-                nullable = self.dialect.not_null(self.connection, source.table, column)
-                if nullable is None:
+                if column not in schemas:
                     raise ConnectError(f"Table {source.table} has no column {column}, which "
                                        f"mode={self.mode} needs")  # fmt: skip
-                if not nullable:
+                if schemas[column].is_optional:
                     raise ConnectError(
                         f"Cannot make incremental queries using {self.mode} mode on "
                         f"{source.table}: column {column} is nullable; make it NOT NULL or "
@@ -225,33 +302,40 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
         expressions = [self.dialect.timestamp_expression(t) for t in self.timestamps]
         return expressions[0] if len(expressions) == 1 else f"COALESCE({', '.join(expressions)})"
 
+    def _moment(self, offset: SourceOffset) -> dt.datetime:
+        """An offset's timestamp with its nanoseconds (to the microsecond Python keeps)."""
+        seconds = int(offset["timestamp"]) // 1000
+        micros = int(offset.get("timestamp_nanos") or 0) // 1000
+        return dt.datetime.fromtimestamp(seconds, dt.UTC) + dt.timedelta(microseconds=micros)
+
     def _after(self, offset: SourceOffset | None) -> tuple[str, list[Any]]:
         """``(condition, params)``: rows after *offset* (all rows when None)."""
-        q = self.dialect.quote
+        q, p = self.dialect.quote, self.dialect.placeholder
         if offset is None:
             initial = self.values[c.TIMESTAMP_INITIAL]
             if self.mode == c.INCREMENTING or initial is None:
                 return "1 = 1", []
             if initial == -1:
-                initial = self.dialect.now_millis(self.connection)
+                now = self.dialect.now(self.connection)
+                initial = int(now.timestamp() * 1000)
             offset = {"timestamp": initial - 1, "timestamp_nanos": 0, "incrementing": -1}
         if self.mode == c.INCREMENTING:
-            return f"{q(self.incrementing)} > ?", [offset["incrementing"]]
-        stamp = self.dialect.timestamp_param(int(offset["timestamp"]))
+            return f"{q(self.incrementing)} > {p}", [offset["incrementing"]]
+        stamp = self.dialect.timestamp_param(self._moment(offset))
         if self.mode == c.TIMESTAMP:
-            return f"{self._ts()} > ?", [stamp]
-        return (f"({self._ts()} > ? OR ({self._ts()} = ? AND {q(self.incrementing)} > ?))",
+            return f"{self._ts()} > {p}", [stamp]
+        return (f"({self._ts()} > {p} OR ({self._ts()} = {p} AND {q(self.incrementing)} > {p}))",
                 [stamp, stamp, offset["incrementing"]])  # fmt: skip
 
     def _up_to(self, offset: SourceOffset) -> tuple[str, list[Any]]:
         """``(condition, params)``: rows up to and including *offset*."""
-        q = self.dialect.quote
+        q, p = self.dialect.quote, self.dialect.placeholder
         if self.mode == c.INCREMENTING:
-            return f"{q(self.incrementing)} <= ?", [offset["incrementing"]]
-        stamp = self.dialect.timestamp_param(int(offset["timestamp"]))
+            return f"{q(self.incrementing)} <= {p}", [offset["incrementing"]]
+        stamp = self.dialect.timestamp_param(self._moment(offset))
         if self.mode == c.TIMESTAMP:
-            return f"{self._ts()} <= ?", [stamp]
-        return (f"({self._ts()} < ? OR ({self._ts()} = ? AND {q(self.incrementing)} <= ?))",
+            return f"{self._ts()} <= {p}", [stamp]
+        return (f"({self._ts()} < {p} OR ({self._ts()} = {p} AND {q(self.incrementing)} <= {p}))",
                 [stamp, stamp, offset["incrementing"]])  # fmt: skip
 
     def _order(self) -> str:
@@ -263,14 +347,17 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
         }[self.mode]
         return ", ".join(keys)  # fmt: skip
 
-    def _offset(self, row: Mapping[str, Any], stamp: Any) -> SourceOffset:
+    def _offset(self, incrementing: Any, stamp: Any) -> SourceOffset:
+        """A row's offset, keys in the order Java's HashMap writes them (Confluent's offsets
+        are looked up by their serialized bytes)."""
         offset: dict[str, Any] = {}
         if self.mode != c.INCREMENTING:
-            millis = self.dialect.timestamp_millis(stamp)
-            offset["timestamp"] = millis
-            offset["timestamp_nanos"] = (millis % 1000) * 1_000_000
+            moment = self.dialect.to_datetime(stamp)
+            offset["timestamp_nanos"] = moment.microsecond * 1000
         if self.mode != c.TIMESTAMP:
-            offset["incrementing"] = int(row[self.incrementing])
+            offset["incrementing"] = int(incrementing)
+        if self.mode != c.INCREMENTING:
+            offset["timestamp"] = int(moment.timestamp()) * 1000 + moment.microsecond // 1000
         return offset
 
     # --- replayable batches -----------------------------------------------------------------
@@ -292,12 +379,15 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
     def _plan_one(self, source: _Source, start: SourceOffset | None) -> SourceOffset | None:
         after, params = self._after(start)
         where = [after]
-        if self.mode != c.INCREMENTING:
-            bound = self.dialect.now_millis(self.connection) - self.values[c.TIMESTAMP_DELAY]
-            where.append(f"{self._ts()} < ?")
+        if self.mode != c.INCREMENTING:  # up to the database's clock minus the delay
+            delay = dt.timedelta(milliseconds=self.values[c.TIMESTAMP_DELAY])
+            bound = self.dialect.now(self.connection) - delay
+            where.append(f"{self._ts()} < {self.dialect.placeholder}")
             params.append(self.dialect.timestamp_param(bound))
-        rows = list(self._rows(source, where, params, self.values[c.BATCH_MAX_ROWS]))
-        return rows[-1][1] if rows else None
+        last = None
+        for _, offset in self._rows(source, where, params, self.values[c.BATCH_MAX_ROWS]):
+            last = offset
+        return last
 
     def read(
         self, partition: SourcePartition, start_offset: SourceOffset | None,
@@ -314,16 +404,16 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
     ) -> Iterator[tuple[tuple[Any, ...], SourceOffset]]:
         """The source's rows matching *where*, in the mode's order, with their offsets."""
         stamp = self._ts() if self.timestamps else "NULL"
-        sql = (f"SELECT *, {stamp} AS __seaway_ts FROM ({source.select}) "
+        incrementing = self.dialect.quote(self.incrementing) if self.incrementing else "NULL"
+        sql = (f"SELECT *, {incrementing} AS __seaway_id, {stamp} AS __seaway_ts "
+               f"FROM ({source.select}) AS __seaway_q "
                f"WHERE {' AND '.join(where)} ORDER BY {self._order()}")  # fmt: skip
         if limit is not None:
             sql += f" LIMIT {limit}"
-        cursor = self.connection.execute(sql, params)
-        names = [d[0] for d in cursor.description]
-        width = len(source.columns)
+        cursor = self.dialect.execute(self.connection, sql, params)
+        source.check_columns(self, cursor, extra=2)
         for raw in cursor:
-            row = dict(zip(names, raw, strict=True))
-            yield tuple(raw[:width]), self._offset(row, row["__seaway_ts"])
+            yield raw, self._offset(raw[-2], raw[-1])
 
 
 class JdbcBulkSourceTask(_JdbcTask, SourceTask):
@@ -341,6 +431,8 @@ class JdbcBulkSourceTask(_JdbcTask, SourceTask):
         records: list[SourceRecord] = []
         for source in due:
             source.next_poll = now + self.values[c.POLL_INTERVAL] / 1000
-            for row in self.connection.execute(source.select):
-                records.append(source.record(tuple(row), None))
+            cursor = self.dialect.execute(self.connection, source.select)
+            source.check_columns(self, cursor)
+            for row in cursor:
+                records.append(source.record(row, None))
         return records or None

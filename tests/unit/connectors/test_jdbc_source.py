@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import socket
 import sqlite3
 import time
 from pathlib import Path
@@ -183,11 +184,18 @@ def test_clear_errors(tmp_path: Path) -> None:
             mode="timestamp+incrementing",
             **{"timestamp.column.name": "login_time", "incrementing.column.name": "note"},
         )
-    connector = JdbcSourceConnector()
-    connector.start({"connection.url": "jdbc:mysql://127.0.0.1:3306/test?user=root",
-                     "topic.prefix": "mysql.", "mode": "bulk"})  # fmt: skip
-    with pytest.raises(ConnectError, match=r"jdbc:sqlite:<path>"):
-        connector.task_configs(1)
+    with pytest.raises(ConnectError, match=r"not supported: use jdbc:mysql://"):
+        JdbcSourceConnector().start({"connection.url": "jdbc:oracle:thin:@db:1521/x",
+                                     "topic.prefix": "o.", "mode": "bulk"})  # fmt: skip
+    unreachable = socket.socket()  # a port nothing listens on
+    unreachable.bind(("127.0.0.1", 0))
+    port = unreachable.getsockname()[1]
+    with pytest.raises(ConnectError, match=r"Cannot connect to jdbc:mysql://127.0.0.1:\d+/test\?"
+                       r"user=root&password=\*\*\*\*: \(2003"):  # fmt: skip
+        JdbcSourceConnector().start({
+            "connection.url": f"jdbc:mysql://127.0.0.1:{port}/test?user=root&password=secret",
+            "topic.prefix": "mysql.", "mode": "bulk", "connection.attempts": "1"})  # fmt: skip
+    unreachable.close()
     with sqlite3.connect(url.removeprefix("jdbc:sqlite:")) as db:
         db.execute("CREATE TABLE odd (id INTEGER PRIMARY KEY, shape GEOMETRY)")
     with pytest.raises(ConnectError, match="Column shape has SQL type GEOMETRY"):
