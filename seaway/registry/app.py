@@ -116,7 +116,8 @@ class _Api:
 
     def _problems(self, subject: str, parsed: Any, against: list[SchemaVersion]) -> list[str]:
         level = self.store.effective_compatibility(subject)
-        return incompatibilities(level, parsed.json, [json.loads(v.schema) for v in against])
+        problems = incompatibilities(level, parsed.json, [json.loads(v.schema) for v in against])
+        return [*problems, f"{{compatibility: '{level}'}}"] if problems else []  # as Confluent
 
     # --- endpoints --------------------------------------------------------------------------
 

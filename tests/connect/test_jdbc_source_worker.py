@@ -81,7 +81,7 @@ def test_the_seed_session_on_mariadb(
         assert definitions["timestamp.column.name"]["group"] == "Mode"
         assert definitions["timestamp.column.name"]["type"] == "LIST"
         config = {"connector.class": "JdbcSourceConnector",
-                  "connection.url": f"jdbc:mysql://127.0.0.1:{mariadb.port}/test?user=root",
+                  "connection.url": f"jdbc:mysql://127.0.0.1:{mariadb.port}/test?user=root&useSSL=false",
                   "mode": "timestamp", "table.whitelist": "login", "validate.non.null": False,
                   "timestamp.column.name": "login_time", "topic.prefix": "mysql."}  # fmt: skip
         created = rest.ok("POST", "/connectors", {"name": "mysql-login-connector",
@@ -105,8 +105,8 @@ def test_the_seed_session_on_mariadb(
         wait_for("the new row", lambda: len(rows()) >= 3)
         assert [r["payload"]["username"] for r in rows()] == ["gwenshap", "tpalino", "ewen"]
 
-        typo = {**config, "connection.url": config["connection.url"] + ";",
-                "connection.attempts": "1"}  # fmt: skip
+        typo_url = config["connection.url"].replace("user=root", "user=root;")
+        typo = {**config, "connection.attempts": "1", "connection.url": typo_url}
         rest.ok("POST", "/connectors", {"name": "typo-connector", "config": typo})
 
         def failed() -> Any:

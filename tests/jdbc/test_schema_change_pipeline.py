@@ -1,7 +1,8 @@
 """The seed's schema-change problem end to end (000 §7.1.4): a column added to a MariaDB table
 reaches the PostgreSQL table downstream. MariaDB -> JDBC source -> Avro in Seaway's schema
 registry (BACKWARD compatibility) -> Kafka -> JDBC sink with auto.create and auto.evolve
--> PostgreSQL, through one Connect worker."""
+-> PostgreSQL, through one Connect worker. Then an incompatible change (a required column
+dropped under FULL) stops the source with the registry's reason and loses nothing."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroDeserializer
+from confluent_kafka.serialization import MessageField, SerializationContext
 
 from seaway.registry.server import RegistryServer
-from tests.broker.clients import create_topic
+from tests.broker.clients import create_topic, quiet
 from tests.connect.workers import WorkerProcess, distributed_props, wait_for
 
 AVRO = "io.confluent.connect.avro.AvroConverter"
@@ -79,10 +83,52 @@ def test_a_column_added_upstream_reaches_the_sink_table(
             ("country", "text", "YES"),
         ]
 
-    client = SchemaRegistryClient({"url": registry.url})
-    subject = f"{topic}-value"
-    assert client.get_versions(subject) == [1, 2]
+        # An incompatible change: under FULL, a required column dropped upstream stops the
+        # source with the registry's reason, and its row is not lost.
+        client = SchemaRegistryClient({"url": registry.url})
+        subject = f"{topic}-value"
+        client.set_compatibility(subject_name=subject, level="FULL")
+        rest.ok("DELETE", "/connectors/postgres-login")  # its table keeps username NOT NULL
+        with mariadb.connect(shop) as db, db.cursor() as cursor:
+            cursor.execute("ALTER TABLE login DROP COLUMN username")
+            cursor.execute("INSERT INTO login (login_time, country) VALUES "
+                           "('2026-11-20 10:00:04', 'DE')")  # fmt: skip
+
+        def failed() -> Any:
+            status, body = rest.get("/connectors/mariadb-login/status")
+            tasks = (body.get("tasks") or []) if status == 200 else []
+            return tasks and tasks[0]["state"] == "FAILED" and tasks[0]["trace"]
+
+        trace = wait_for("the source to stop", failed)
+        assert f'incompatible with an earlier schema for subject "{subject}"' in trace
+        assert "compatibility: 'FULL'" in trace
+        assert _ids(bootstrap, topic, registry.url) == [1, 2, 3, 4]
+        client.set_compatibility(subject_name=subject, level="NONE")  # the operator decides
+        rest.call("POST", "/connectors/mariadb-login/restart?includeTasks=true&onlyFailed=true")
+        wait_for(
+            "the row in Kafka", lambda: _ids(bootstrap, topic, registry.url) == [1, 2, 3, 4, 5]
+        )
+
+    assert client.get_versions(subject) == [1, 2, 3]
     assert client.get_compatibility() == "BACKWARD"
-    latest = json.loads(client.get_latest_version(subject).schema.schema_str)
-    assert latest["fields"][-1] == {"name": "country", "type": ["null", "string"],
+    second = json.loads(client.get_version(subject, 2).schema.schema_str)
+    assert second["fields"][-1] == {"name": "country", "type": ["null", "string"],
                                     "default": None}  # fmt: skip
+
+
+def _ids(bootstrap: str, topic: str, registry_url: str) -> list[int]:
+    """The ``id`` of every record in the topic, read with Confluent's AvroDeserializer."""
+    deserializer = AvroDeserializer(SchemaRegistryClient({"url": registry_url}))
+    consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": uuid.uuid4().hex,
+                               "enable.partition.eof": True}))  # fmt: skip
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    ids: list[int] = []
+    try:
+        while (message := consumer.poll(10)) is not None:
+            if message.error():
+                break  # the end of the partition
+            context = SerializationContext(topic, MessageField.VALUE)
+            ids.append(deserializer(message.value(), context)["id"])
+    finally:
+        consumer.close()
+    return ids

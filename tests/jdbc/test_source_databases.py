@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -224,3 +225,30 @@ def test_a_query_gives_an_unnamed_struct(database: tuple[Any, str]) -> None:
     finally:
         task.stop()
         connector.stop()
+
+
+def test_timestamp_delay_waits_for_rows_committed_late(database: tuple[Any, str]) -> None:
+    """A transaction that commits after a newer row was read is lost without a delay (as in
+    Confluent's connector) and read with ``timestamp.delay.interval.ms`` covering it."""
+    postgres = _is_postgres(database)
+    ago = (lambda s: f"now() - interval '{s} second'") if postgres else (
+        lambda s: f"NOW(3) - INTERVAL {s} SECOND")  # fmt: skip
+    _execute(database, "CREATE TABLE events (id INT PRIMARY KEY, changed "
+             f"{'TIMESTAMP(3)' if postgres else 'DATETIME(3)'} NOT NULL)")  # fmt: skip
+    pairs = {delay: _task(database, mode="timestamp", **{"timestamp.column.name": "changed",
+                                                          "timestamp.delay.interval.ms": delay})
+             for delay in ("0", "1500")}  # fmt: skip
+    tasks = {delay: task for delay, (_, task) in pairs.items()}
+    try:
+        offsets: dict[str, dict[Any, Any]] = {delay: {} for delay in tasks}
+        _execute(database, f"INSERT INTO events VALUES (1, {ago(0.5)})")  # the newer row
+        seen = {d: [r.value.get("id") for r in _drain(t, offsets[d])] for d, t in tasks.items()}
+        assert seen == {"0": [1], "1500": []}
+        _execute(database, f"INSERT INTO events VALUES (2, {ago(1)})")  # committed late
+        time.sleep(1.6)
+        seen = {d: [r.value.get("id") for r in _drain(t, offsets[d])] for d, t in tasks.items()}
+        assert seen == {"0": [], "1500": [2, 1]}  # in timestamp order
+    finally:
+        for connector, task in pairs.values():
+            task.stop()
+            connector.stop()

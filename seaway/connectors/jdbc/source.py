@@ -170,8 +170,15 @@ class JdbcSourceConnector(SourceConnector):
         if not tables:
             log.warning("No tables to read for connector %s", self.props.get("name"))
             return []
+        # Contiguous chunks, the first ones a table longer (Kafka's groupPartitions).
         groups = min(max_tasks, len(tables))
-        return [{**self.props, c.TABLES: json.dumps(tables[i::groups])} for i in range(groups)]
+        size, longer = divmod(len(tables), groups)
+        configs, start = [], 0
+        for group in range(groups):
+            end = start + size + (1 if group < longer else 0)
+            configs.append({**self.props, c.TABLES: json.dumps(tables[start:end])})
+            start = end
+        return configs
 
     def stop(self) -> None:
         self._stopping.set()

@@ -166,8 +166,13 @@ def test_tables_spread_over_tasks_and_filters(tmp_path: Path) -> None:
     connector = JdbcSourceConnector()
     connector.start({"connection.url": url, "topic.prefix": "p.", "mode": "bulk"})
     assert [c["tables"] for c in connector.task_configs(5)] == ['["login"]', '["other"]']
+    with sqlite3.connect(url.removeprefix("jdbc:sqlite:")) as db:
+        db.execute("CREATE TABLE third (id INTEGER PRIMARY KEY)")
+    connector.start({"connection.url": url, "topic.prefix": "p.", "mode": "bulk"})
+    assert [c["tables"] for c in connector.task_configs(2)] == [  # contiguous, as Kafka's
+        '["login", "other"]', '["third"]']  # fmt: skip
     connector.start({"connection.url": url, "topic.prefix": "p.", "mode": "bulk",
-                     "table.exclude.list": "other"})  # fmt: skip
+                     "table.exclude.list": "other,third"})  # fmt: skip
     assert [c["tables"] for c in connector.task_configs(5)] == ['["login"]']
 
 
