@@ -261,10 +261,10 @@ def to_connect_value(schema: Schema, datum: Any) -> Any:
         return None
     kind = schema.type
     if kind is SchemaType.STRUCT:
-        struct = Struct(schema)
-        for field in schema.fields:
-            struct.put(field.name, to_connect_value(field.schema, datum.get(field.name)))
-        return struct
+        # fastavro read the datum with its types: each value fits its field's schema.
+        return Struct.of_values(
+            schema, [to_connect_value(f.schema, datum.get(f.name)) for f in schema.fields]
+        )
     if kind is SchemaType.ARRAY:
         return [to_connect_value(schema.value_schema, v) for v in datum]
     if kind is SchemaType.MAP:

@@ -435,10 +435,10 @@ class JsonCodec:
                 f"Structs should be encoded as JSON objects, but found {node_type(node)}"
             )
         assert schema is not None  # schemaless JSON objects are maps
-        result = Struct(schema)
-        for field in schema.fields:
-            result.put(field, self.to_connect(field.schema, node.get(field.name)))
-        return result
+        # to_connect gives each field a value of its schema (or fails), as Kafka's does.
+        return Struct.of_values(
+            schema, [self.to_connect(f.schema, node.get(f.name)) for f in schema.fields]
+        )
 
 
 def _invalid_type(schema: Schema | None, value: Any) -> DataError:

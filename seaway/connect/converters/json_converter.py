@@ -100,12 +100,10 @@ class JsonConverter(Converter, HeaderConverter):
                 return literal
             return self._envelope_prefix(schema) + literal + b"}"
         payload = self.codec.to_json(schema, value)
-        if self.settings.schemas_enabled:
-            node: Any = {"schema": self.codec.schema_to_json(schema), "payload": payload}
-        else:
-            node = payload
         try:
-            return dumps(node)
+            if self.settings.schemas_enabled:  # the envelope's schema part, once per schema
+                return self._envelope_prefix(schema) + dumps(payload) + b"}"
+            return dumps(payload)
         except UnicodeEncodeError as exc:
             raise DataError(
                 "Converting Kafka Connect data to byte[] failed due to serialization error: "

@@ -232,10 +232,9 @@ class _Source:
         self.names = names
 
     def record(self, row: tuple[Any, ...], offset: SourceOffset | None) -> SourceRecord:
-        value = Struct(self.schema)
-        for column in self.columns:
-            item = row[column.index]
-            value.put(column.name, None if item is None else column.convert(item))
+        # Each column's converter makes a value of the column's schema.
+        values = [None if (v := row[c.index]) is None else c.convert(v) for c in self.columns]
+        value = Struct.of_values(self.schema, values)
         return SourceRecord(
             source_partition=self.partition, source_offset=offset, topic=self.topic,
             value_schema=self.schema, value=value,
@@ -392,7 +391,8 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
             where.append(f"{self._ts()} < {self.dialect.placeholder}")
             params.append(self.dialect.timestamp_param(bound))
         last = None
-        for _, offset in self._rows(source, where, params, self.values[c.BATCH_MAX_ROWS]):
+        limit = self.values[c.BATCH_MAX_ROWS]
+        for _, offset in self._rows(source, where, params, limit, positions_only=True):
             last = offset
         return last
 
@@ -407,18 +407,21 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
             yield source.record(values, offset)
 
     def _rows(
-        self, source: _Source, where: list[str], params: list[Any], limit: int | None = None
-    ) -> Iterator[tuple[tuple[Any, ...], SourceOffset]]:
-        """The source's rows matching *where*, in the mode's order, with their offsets."""
+        self, source: _Source, where: list[str], params: list[Any], limit: int | None = None,
+        positions_only: bool = False,
+    ) -> Iterator[tuple[tuple[Any, ...], SourceOffset]]:  # fmt: skip
+        """The source's rows matching *where*, in the mode's order, with their offsets (with
+        *positions_only*, rows of the offset columns alone: planning reads no data)."""
         stamp = self._ts() if self.timestamps else "NULL"
         incrementing = self.dialect.quote(self.incrementing) if self.incrementing else "NULL"
-        sql = (f"SELECT *, {incrementing} AS __seaway_id, {stamp} AS __seaway_ts "
-               f"FROM ({source.select}) AS __seaway_q "
+        sql = (f"SELECT {'' if positions_only else '*, '}{incrementing} AS __seaway_id, "
+               f"{stamp} AS __seaway_ts FROM ({source.select}) AS __seaway_q "
                f"WHERE {' AND '.join(where)} ORDER BY {self._order()}")  # fmt: skip
         if limit is not None:
             sql += f" LIMIT {limit}"
         cursor = self.dialect.execute(self.connection, sql, params)
-        source.check_columns(self, cursor, extra=2)
+        if not positions_only:
+            source.check_columns(self, cursor, extra=2)
         for raw in cursor:
             yield raw, self._offset(raw[-2], raw[-1])
 

@@ -30,6 +30,21 @@ class Struct:
         self._schema = schema
         self._values: list[Any] = [None] * len(schema.fields)
 
+    @classmethod
+    def of_values(cls, schema: Schema, values: list[Any]) -> Struct:
+        """A Struct holding *values* in field order, taken as they are.
+
+        For code that made each value from its field's schema (converters reading a format
+        that carries the types, connectors converting typed columns): it skips the per-field
+        validation of :meth:`put`, which would only repeat what that code ensured.
+        """
+        if len(values) != len(schema.fields):
+            raise DataError(f"{len(values)} values for the {len(schema.fields)} fields of {schema}")
+        struct = cls.__new__(cls)
+        struct._schema = schema
+        struct._values = values
+        return struct
+
     @property
     def schema(self) -> Schema:
         """The STRUCT schema this value belongs to."""
