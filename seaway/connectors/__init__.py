@@ -22,6 +22,7 @@ from typing import Final
 from seaway import __version__
 from seaway.connect.api import Connector
 from seaway.connectors.file import FileStreamSinkConnector, FileStreamSourceConnector
+from seaway.connectors.hdfs import HdfsSinkConnector
 from seaway.connectors.jdbc import JdbcSinkConnector, JdbcSourceConnector
 
 VERSION: Final = __version__
@@ -39,6 +40,7 @@ CLASS_NAMES: Final[MappingProxyType[type[Connector], str]] = MappingProxyType(
         FileStreamSinkConnector: "org.apache.kafka.connect.file.FileStreamSinkConnector",
         JdbcSourceConnector: "io.confluent.connect.jdbc.JdbcSourceConnector",
         JdbcSinkConnector: "io.confluent.connect.jdbc.JdbcSinkConnector",
+        HdfsSinkConnector: "io.confluent.connect.hdfs.HdfsSinkConnector",
     }
 )
 """The canonical (Kafka) class name of each bundled connector."""
@@ -54,6 +56,7 @@ __all__ = [
     "VERSION",
     "FileStreamSinkConnector",
     "FileStreamSourceConnector",
+    "HdfsSinkConnector",
     "JdbcSinkConnector",
     "JdbcSourceConnector",
     "__version__",

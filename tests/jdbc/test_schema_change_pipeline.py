@@ -1,8 +1,9 @@
 """The seed's schema-change problem end to end (000 §7.1.4): a column added to a MariaDB table
 reaches the PostgreSQL table downstream. MariaDB -> JDBC source -> Avro in Seaway's schema
 registry (BACKWARD compatibility) -> Kafka -> JDBC sink with auto.create and auto.evolve
--> PostgreSQL, through one Connect worker. Then an incompatible change (a required column
-dropped under FULL) stops the source with the registry's reason and loses nothing."""
+-> PostgreSQL (and into Parquet files with the HDFS sink), through one Connect worker. Then
+an incompatible change (a required column dropped under FULL) stops the source with the
+registry's reason and loses nothing."""
 
 from __future__ import annotations
 
@@ -62,6 +63,10 @@ def test_a_column_added_upstream_reaches_the_sink_table(
             "topics": topic, "table.name.format": "login", "insert.mode": "upsert",
             "pk.mode": "record_value", "pk.fields": "id", "auto.create": "true",
             "auto.evolve": "true", **avro}})  # fmt: skip
+        rest.ok("POST", "/connectors", {"name": "parquet-login", "config": {
+            "connector.class": "HdfsSinkConnector", "store.url": f"file://{tmp_path / 'lake'}",
+            "topics": topic, "flush.size": "100", "schema.compatibility": "BACKWARD",
+            **avro}})  # fmt: skip
         wait_for("three rows in PostgreSQL", lambda: len(rows()) == 3)
         assert [r[:2] for r in rows()] == [(1, "gwenshap"), (2, "tpalino"), (3, "ewen")]
 
@@ -72,6 +77,9 @@ def test_a_column_added_upstream_reaches_the_sink_table(
         wait_for("the new column's row in PostgreSQL", lambda: len(rows()) == 4)
         assert rows()[-1][1] == "jun" and rows()[-1][-1] == "NL"
         assert rows()[0][-1] is None  # the old rows: the new column empty
+        wait_for("four rows in Parquet", lambda: len(_parquet(tmp_path / "lake", topic)) == 4)
+        assert [(r["id"], r["country"]) for r in _parquet(tmp_path / "lake", topic)] == [
+            (1, None), (2, None), (3, None), (4, "NL")]  # fmt: skip
         with postgres.connect(warehouse) as db:
             columns = db.execute("SELECT column_name, data_type, is_nullable FROM "
                                  "information_schema.columns WHERE table_name = 'login' "
@@ -114,6 +122,19 @@ def test_a_column_added_upstream_reaches_the_sink_table(
     second = json.loads(client.get_version(subject, 2).schema.schema_str)
     assert second["fields"][-1] == {"name": "country", "type": ["null", "string"],
                                     "default": None}  # fmt: skip
+
+
+def _parquet(lake: Path, topic: str) -> list[dict[str, Any]]:
+    """The rows of the topic's committed Parquet files, in offset order, in one schema."""
+    import pyarrow.dataset as ds
+
+    folder = lake / "topics" / topic / "partition=0"
+    files = sorted(folder.glob(f"{topic}+0+*.parquet")) if folder.exists() else []
+    if not files:
+        return []
+    schemas = [ds.dataset(f).schema for f in files]
+    table = ds.dataset(files, schema=max(schemas, key=len)).to_table()
+    return sorted(table.to_pylist(), key=lambda row: row["id"])
 
 
 def _ids(bootstrap: str, topic: str, registry_url: str) -> list[int]:

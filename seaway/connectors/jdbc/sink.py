@@ -27,17 +27,17 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from seaway import __version__
-from seaway.config import ConfigDef, ConfigException
+from seaway.config import ConfigException
 from seaway.connect.api import (
     ConnectError,
     RetriableError,
     Schema,
-    SinkConnector,
     SinkRecord,
     SinkTask,
     Task,
 )
 from seaway.connect.api.data import SchemaType
+from seaway.connectors.common import UniformSinkConnector
 from seaway.connectors.jdbc import config as c
 from seaway.connectors.jdbc.dialects import Dialect, dialect_from_config
 
@@ -66,31 +66,14 @@ def _sink_settings(props: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
-class JdbcSinkConnector(SinkConnector):
+class JdbcSinkConnector(UniformSinkConnector):
     """Writes records into tables of a database."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return __version__
-
-    def config(self) -> ConfigDef:
-        return c.SINK_CONFIG_DEF
-
-    def start(self, props: dict[str, str]) -> None:
-        self.props = dict(props)
-        _sink_settings(props)
+    config_def = c.SINK_CONFIG_DEF
+    settings = staticmethod(_sink_settings)
 
     def task_class(self) -> type[Task]:
         return JdbcSinkTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [dict(self.props) for _ in range(max_tasks)]
-
-    def stop(self) -> None:
-        pass
 
 
 @dataclass(frozen=True)
