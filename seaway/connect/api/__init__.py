@@ -15,6 +15,7 @@ nothing from Seaway except :mod:`seaway.config`; the runtime never leaks in.
 * :mod:`~seaway.connect.api.errors`: the error taxonomy.
 """
 
+from seaway.connect.api.catalog import TableCatalog
 from seaway.connect.api.connector import ConfigValidation, Connector, ConnectorContext, Task
 from seaway.connect.api.data import (
     ConnectSchema,
@@ -127,6 +128,7 @@ __all__ = [
     "SourceTask",
     "SourceTaskContext",
     "Struct",
+    "TableCatalog",
     "Task",
     "Time",
     "Timestamp",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from seaway.config import ConfigDef, ConfigValue
+from seaway.connect.api.catalog import TableCatalog
 from seaway.connect.api.errors import ConnectError
 
 
@@ -34,6 +35,10 @@ class ConnectorContext(ABC):
     @abstractmethod
     def raise_error(self, error: Exception) -> None:
         """Fail the connector with *error* from a background thread of the connector."""
+
+    def table_catalog(self) -> TableCatalog | None:
+        """The engine's table catalog (Spark's Hive metastore), or None when there is none."""
+        return None
 
 
 @dataclass

@@ -30,7 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from seaway import __version__
-from seaway.connect.api import Connector, ConnectorContext, SinkConnector, SourceConnector
+from seaway.connect.api import (
+    Connector,
+    ConnectorContext,
+    SinkConnector,
+    SourceConnector,
+    TableCatalog,
+)
 from seaway.connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from seaway.connect.api.flow import FlowConnector
 from seaway.connect.api.source import ExactlyOnceSupport
@@ -101,6 +107,15 @@ class _Context(ConnectorContext):
 
     def raise_error(self, error: Exception) -> None:
         self._herder.connector_failed(self._name, error)
+
+    def table_catalog(self) -> TableCatalog | None:
+        """Spark's catalog when the worker's session keeps tables (a Hive metastore)."""
+        spark = self._herder.worker.spark
+        if spark is None or spark.conf.get("spark.sql.catalogImplementation", "") != "hive":
+            return None
+        from seaway.connect.runtime.table_catalog import SparkTableCatalog
+
+        return SparkTableCatalog(spark)
 
 
 class _Listener(ConfigUpdateListener):

@@ -18,6 +18,9 @@ PARTITIONER_CLASS: Final = "partitioner.class"
 SCHEMA_COMPATIBILITY: Final = "schema.compatibility"
 ZERO_PAD_WIDTH: Final = "filename.offset.zero.pad.width"
 PARQUET_CODEC: Final = "parquet.codec"
+HIVE_INTEGRATION: Final = "hive.integration"
+HIVE_DATABASE: Final = "hive.database"
+HIVE_TABLE_NAME: Final = "hive.table.name"
 
 PARQUET_FORMAT: Final = "io.confluent.connect.hdfs.parquet.ParquetFormat"
 DEFAULT_PARTITIONER: Final = "io.confluent.connect.storage.partitioner.DefaultPartitioner"
@@ -111,6 +114,32 @@ def _config_def() -> ConfigDef:
         Importance.LOW,
         "The Parquet compression codec.",
         group="Connector",
+    )
+    d.define(
+        HIVE_INTEGRATION,
+        Type.BOOLEAN,
+        False,
+        importance=Importance.HIGH,
+        doc="Keep a table over each topic's files in Spark's Hive metastore: created, given "
+        "new columns and partitions as files appear (the worker sets "
+        "spark.sql.catalogImplementation=hive).",
+        group="Hive",
+    )
+    d.define(
+        HIVE_DATABASE,
+        Type.STRING,
+        "default",
+        importance=Importance.HIGH,
+        doc="The database of the tables.",
+        group="Hive",
+    )
+    d.define(
+        HIVE_TABLE_NAME,
+        Type.STRING,
+        "${topic}",
+        importance=Importance.MEDIUM,
+        doc="The table of a topic, where ${topic} is the topic's name.",
+        group="Hive",
     )
     return d  # fmt: skip
 

@@ -45,6 +45,7 @@ from seaway.connect.api.data import SchemaType, Struct
 from seaway.connect.api.data.arrow import structs_to_table
 from seaway.connectors.common import UniformSinkConnector
 from seaway.connectors.hdfs import config as c
+from seaway.connectors.hdfs.hive import HiveSync
 
 __all__ = ["HdfsSinkConnector", "HdfsSinkTask", "committed_name"]
 
@@ -71,17 +72,58 @@ def _settings(props: Mapping[str, str]) -> dict[str, Any]:
         raise ConfigException(f"Invalid value {values[c.FLUSH_SIZE]} for configuration "
                               "flush.size: Value must be at least 1")  # fmt: skip
     values[c.SCHEMA_COMPATIBILITY] = str(values[c.SCHEMA_COMPATIBILITY]).upper()
+    if values[c.HIVE_INTEGRATION] and values[c.SCHEMA_COMPATIBILITY] == "NONE":
+        raise ConfigException(
+            "Hive Integration requires schema compatibility to be BACKWARD, FORWARD or FULL: "
+            "set schema.compatibility"
+        )
     return values
 
 
+def open_store(values: Mapping[str, Any]) -> tuple[Any, str, str]:
+    """``(filesystem, path, url)`` of the topics folder under ``store.url``."""
+    import pyarrow.fs as fs
+
+    url = str(values[c.STORE_URL] or values[c.HDFS_URL]).rstrip("/")
+    try:
+        filesystem, root = fs.FileSystem.from_uri(url)
+    except Exception as error:
+        raise ConnectError(f"Cannot open store.url {url}: {error}") from None
+    topics = values[c.TOPICS_DIR]
+    return filesystem, f"{root.rstrip('/')}/{topics}", f"{url}/{topics}"
+
+
 class HdfsSinkConnector(UniformSinkConnector):
-    """Writes topics into partitioned Parquet files."""
+    """Writes topics into partitioned Parquet files (and keeps Hive tables over them)."""
 
     config_def = c.CONFIG_DEF
     settings = staticmethod(_settings)
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.hive: HiveSync | None = None
+
+    def start(self, props: dict[str, str]) -> None:
+        super().start(props)
+        values = _settings(props)
+        if values[c.HIVE_INTEGRATION]:
+            catalog = self.context.table_catalog() if self.context is not None else None
+            if catalog is None:
+                raise ConnectError(
+                    "hive.integration=true needs a worker whose Spark session keeps tables in "
+                    "a Hive metastore: set spark.sql.catalogImplementation=hive in the worker's "
+                    "properties (and spark.hadoop.hive.metastore.uris for a shared metastore)"
+                )
+            self.hive = HiveSync(values, props, catalog, self.context)
+            self.hive.start()
+
     def task_class(self) -> type[Task]:
         return HdfsSinkTask
+
+    def stop(self) -> None:
+        if self.hive is not None:
+            self.hive.stop()
+            self.hive = None
 
 
 @dataclass
@@ -99,15 +141,8 @@ class HdfsSinkTask(SinkTask):
         return __version__
 
     def start(self, props: dict[str, str]) -> None:
-        import pyarrow.fs as fs
-
         self.values = _settings(props)
-        url = str(self.values[c.STORE_URL] or self.values[c.HDFS_URL])
-        try:
-            self.fs, root = fs.FileSystem.from_uri(url)
-        except Exception as error:
-            raise ConnectError(f"Cannot open store.url {url}: {error}") from None
-        self.root = f"{root.rstrip('/')}/{self.values[c.TOPICS_DIR]}"
+        self.fs, self.root, _ = open_store(self.values)
         self.next_offset: dict[TopicPartition, int] = {}  # the first offset not in a file
         self.open_files: dict[TopicPartition, _OpenFile] = {}
         self.current: dict[TopicPartition, Schema] = {}
