@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from seaway.connect.api import ConnectError, ConnectorContext, TableCatalog
 from seaway.connectors.hdfs import config as c
+from seaway.connectors.hdfs.store import COMMITTED, open_store
 
 __all__ = ["SYNC_INTERVAL_S", "HiveSync"]
 
@@ -33,8 +34,6 @@ class HiveSync:
 
     def __init__(self, values: Mapping[str, Any], props: Mapping[str, str],
                  catalog: TableCatalog, context: ConnectorContext | None) -> None:  # fmt: skip
-        from seaway.connectors.hdfs.sink import open_store
-
         self.values, self.catalog, self.context = values, catalog, context
         self.fs, self.root, self.root_url = open_store(values)
         self.topics = [t.strip() for t in props.get("topics", "").split(",") if t.strip()]
@@ -69,8 +68,6 @@ class HiveSync:
         """One round: every topic folder with files gets its table, columns and partitions."""
         import pyarrow.fs as fs
         import pyarrow.parquet as pq
-
-        from seaway.connectors.hdfs.sink import COMMITTED
 
         selector = fs.FileSelector(self.root, allow_not_found=True)
         for folder in self.fs.get_file_info(selector):

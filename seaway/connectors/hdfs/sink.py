@@ -24,11 +24,10 @@ Tombstones (null values) are skipped, as Confluent's connector does.
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from seaway import __version__
 from seaway.config import ConfigException
@@ -46,19 +45,11 @@ from seaway.connect.api.data.arrow import structs_to_table
 from seaway.connectors.common import UniformSinkConnector
 from seaway.connectors.hdfs import config as c
 from seaway.connectors.hdfs.hive import HiveSync
+from seaway.connectors.hdfs.store import COMMITTED, TEMP_DIR, committed_name, open_store
 
-__all__ = ["HdfsSinkConnector", "HdfsSinkTask", "committed_name"]
+__all__ = ["HdfsSinkConnector", "HdfsSinkTask"]
 
 log = logging.getLogger(__name__)
-
-#: Confluent's pattern of a committed file name: topic, partition, first and last offset.
-COMMITTED: Final = re.compile(r"([a-zA-Z0-9\._\-]+)\+(\d+)\+(\d+)\+(\d+)(.\w+)?")
-TEMP_DIR: Final = "+tmp"
-
-
-def committed_name(topic: str, partition: int, first: int, last: int, width: int) -> str:
-    """``<topic>+<partition>+<first>+<last>.parquet``, offsets zero-padded to *width*."""
-    return f"{topic}+{partition}+{first:0{width}d}+{last:0{width}d}.parquet"
 
 
 def _settings(props: Mapping[str, str]) -> dict[str, Any]:
@@ -78,19 +69,6 @@ def _settings(props: Mapping[str, str]) -> dict[str, Any]:
             "set schema.compatibility"
         )
     return values
-
-
-def open_store(values: Mapping[str, Any]) -> tuple[Any, str, str]:
-    """``(filesystem, path, url)`` of the topics folder under ``store.url``."""
-    import pyarrow.fs as fs
-
-    url = str(values[c.STORE_URL] or values[c.HDFS_URL]).rstrip("/")
-    try:
-        filesystem, root = fs.FileSystem.from_uri(url)
-    except Exception as error:
-        raise ConnectError(f"Cannot open store.url {url}: {error}") from None
-    topics = values[c.TOPICS_DIR]
-    return filesystem, f"{root.rstrip('/')}/{topics}", f"{url}/{topics}"
 
 
 class HdfsSinkConnector(UniformSinkConnector):
