@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from seaway import __version__
+from seaway.config.providers import ConfigTransformer, reverse_transform
 from seaway.connect.api import (
     Connector,
     ConnectorContext,
@@ -151,6 +152,8 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         offsets_topic: str | None = None,
     ) -> None:
         self.worker = worker
+        # config.providers*: ${provider:path:key} in connector configs, resolved at start.
+        self.transformer = ConfigTransformer.from_worker(worker.config.originals)
         self.plugins = plugins
         self.configs = configs
         self.offsets = offsets
@@ -308,7 +311,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             try:
                 connector = self.plugins.new_connector(config[cc.CONNECTOR_CLASS])
                 connector.initialize(_Context(self, name))
-                connector.start(dict(config))
+                connector.start(self.transformer.transform(config))  # ${provider:...} resolved
             except BaseException:
                 self.metrics.startup("connector", False)
                 raise
@@ -332,7 +335,10 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         """Ask the connector for task configs; store them if they changed (returns True)."""
         assert run.connector is not None
         max_tasks = int(run.config.get(cc.TASKS_MAX, "1"))
-        generated = run.connector.task_configs(max_tasks)
+        # Values that came from ${provider:...} references are stored as the references.
+        generated = [
+            reverse_transform(run.config, t) for t in run.connector.task_configs(max_tasks)
+        ]
         enforce = run.config.get("tasks.max.enforce", "true").strip().lower() != "false"
         if len(generated) > max_tasks and enforce:
             raise BadRequestError(
@@ -377,12 +383,15 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         enabled = [i for i in range(len(task_configs)) if i not in run.failed]
         if not enabled:
             return
+        # The tasks get ${provider:...} references resolved; the stores keep them as written.
+        config = self.transformer.transform(run.config)
+        task_configs = [self.transformer.transform(t) for t in task_configs]
         conversion = ConversionSpec(
             connector=name,
-            key=converter_spec(KEY, run.config, self.config.originals),
-            value=converter_spec(VALUE, run.config, self.config.originals),
-            header=converter_spec(HEADER, run.config, self.config.originals),
-            connector_config=dict(run.config),
+            key=converter_spec(KEY, config, self.config.originals),
+            value=converter_spec(VALUE, config, self.config.originals),
+            header=converter_spec(HEADER, config, self.config.originals),
+            connector_config=config,
             plugin_path=self.plugins.plugin_path,
         )
         task_class = task_configs[0][TASK_CLASS]
@@ -399,7 +408,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                     "it is STOPPED."
                 )
             sequences = (
-                self.worker.committed_sequences(name, enabled, run.config, self.offsets_topic)
+                self.worker.committed_sequences(name, enabled, config, self.offsets_topic)
                 if transactional and self.offsets_topic
                 else {}
             )
@@ -416,9 +425,9 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                 plans_per_batch=int(self.config.get("spark.source.plans.per.batch")),
                 start_sequences=sequences,
             )
-            run.query = self.worker.run_source(spec, run.config, transactional)
+            run.query = self.worker.run_source(spec, config, transactional)
         else:
-            group, client = self._sink_client_config(run.config)
+            group, client = self._sink_client_config(config)
             sink_spec = SinkQuerySpec(
                 connector=name,
                 task_class=task_class,
@@ -428,7 +437,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                 client_config=client,
                 conversion=conversion,
             )
-            run.query = self.worker.run_sink(sink_spec, run.config)
+            run.query = self.worker.run_sink(sink_spec, config)
         for index in range(len(task_configs)):
             task = ConnectorTaskId(name, index)
             if index in run.failed:
