@@ -44,7 +44,7 @@ from bench._brokers import SeawayBroker
 from bench._util import process_cpu_seconds, process_tree_cpu_seconds, progress
 from bench._workload import CONSUMER_CONFIG, create_topics
 from bench.broker import parse_overrides
-from bench.connect_file import create_connector, failed_parts, worker_props
+from bench.connect_file import create_connector, failed_parts, query_summaries, worker_props
 from tests.databases import MariaDbServer, PostgresServer
 
 TABLE = ("CREATE TABLE events (id BIGINT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(64) NOT NULL, "
@@ -171,7 +171,10 @@ def run_seaway(args: argparse.Namespace, bootstrap: str, mariadb: MariaDbServer,
                 raise RuntimeError("; ".join(failed))
             progress(f"seaway: {count:,} rows in PostgreSQL")
             time.sleep(2)
-        return time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        for summary in query_summaries(connect):  # where the micro-batches spent their time
+            progress(f"seaway: {summary.describe()}")
+        return seconds
     finally:
         connect.stop()
 

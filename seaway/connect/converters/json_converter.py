@@ -36,7 +36,7 @@ from seaway.connect.api.storage import (
 from seaway.connect.converters import columns
 from seaway.connect.converters.json_codec import JsonCodec
 from seaway.connect.converters.json_config import CONFIG_DEF, JsonConverterConfig
-from seaway.connect.converters.json_text import dumps, loads, string_bytes
+from seaway.connect.converters.json_text import dumps, loads, loads_whole, string_bytes
 
 ENVELOPE_ERROR: Final = (
     'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not '
@@ -57,6 +57,7 @@ class JsonConverter(Converter, HeaderConverter):
     def _apply(self, config: JsonConverterConfig) -> None:
         self._prefixes: dict[int, tuple[Schema, bytes]] = {}
         self._envelopes: dict[bytes, Schema] = {}
+        self._structs: dict[bytes, Schema] = {}  # envelope prefixes of struct schemas
         self.settings = config
         self.codec = JsonCodec(
             config.decimal_format, config.replace_null_with_default, config.schema_cache_size
@@ -154,6 +155,8 @@ class JsonConverter(Converter, HeaderConverter):
             return SchemaAndValue.NULL
         if self.settings.schemas_enabled:
             fast = self._string_envelope(value)
+            if fast is None:
+                fast = self._struct_envelope(value)
             if fast is not None:
                 return fast
         try:
@@ -172,7 +175,22 @@ class JsonConverter(Converter, HeaderConverter):
         result = SchemaAndValue(schema, self.codec.to_connect(schema, node["payload"]))
         if schema is not None and _plain_string(schema) and isinstance(result.value, str):
             self._learn_envelope(schema)
+        elif schema is not None and schema.type is SchemaType.STRUCT and len(self._structs) < 16:
+            self._structs.setdefault(self._envelope_prefix(schema), schema)
         return result
+
+    def _struct_envelope(self, value: bytes) -> SchemaAndValue | None:
+        """``{"schema":<a struct schema seen before>,"payload":...}``: the schema's bytes are
+        the ones this converter writes for it, so only the payload is parsed (Connect's
+        records of one table or topic carry the same schema, byte for byte)."""
+        for prefix, schema in self._structs.items():
+            if value.startswith(prefix) and value.endswith(b"}"):
+                try:
+                    node = loads_whole(value[len(prefix) : -1].decode("utf-8"))
+                except ValueError:
+                    return None  # the whole parse decides (and names the error)
+                return SchemaAndValue(schema, self.codec.to_connect(schema, node))
+        return None
 
     def _learn_envelope(self, schema: Schema) -> None:
         """Remember the exact bytes before a string payload written with *schema*."""

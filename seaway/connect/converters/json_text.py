@@ -159,6 +159,14 @@ def loads(data: bytes) -> Any:
         return _DECODER.raw_decode(relaxed)[0]
 
 
+def loads_whole(text: str) -> Any:
+    """The JSON value that is all of *text* (whitespace aside); ``ValueError`` otherwise."""
+    node, end = _DECODER.raw_decode(text.lstrip(_WHITESPACE))
+    if text.lstrip(_WHITESPACE)[end:].strip(_WHITESPACE):
+        raise ValueError("text after the JSON value")
+    return node
+
+
 def node_type(node: Any) -> str:
     """Jackson's ``JsonNodeType`` name of *node* (``OBJECT``, ``NUMBER``, ...)."""
     if node is MISSING:
@@ -180,4 +188,4 @@ def node_type(node: Any) -> str:
     return "POJO"
 
 
-__all__ = ["MISSING", "Float32", "dumps", "loads", "node_type"]
+__all__ = ["MISSING", "Float32", "dumps", "loads", "loads_whole", "node_type"]

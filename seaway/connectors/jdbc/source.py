@@ -376,13 +376,20 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
         for key, source in self.sources.items():
             if now < source.next_poll:
                 continue
-            source.next_poll = now + self.values[c.POLL_INTERVAL] / 1000
-            end = self._plan_one(source, start_offsets.get(key))
+            end, rows = self._plan_one(source, start_offsets.get(key))
+            if rows < self.values[c.BATCH_MAX_ROWS]:
+                # Caught up: wait poll.interval.ms. A full batch means a backlog, read on at
+                # once, as Confluent's task drains a result set before it waits.
+                source.next_poll = now + self.values[c.POLL_INTERVAL] / 1000
             if end is not None:
                 ends[key] = end
         return ends
 
-    def _plan_one(self, source: _Source, start: SourceOffset | None) -> SourceOffset | None:
+    def _plan_one(
+        self, source: _Source, start: SourceOffset | None
+    ) -> tuple[SourceOffset | None, int]:
+        """The position of the ``batch.max.rows``-th new row (or the last one) and how many
+        new rows there are up to it."""
         after, params = self._after(start)
         where = [after]
         if self.mode != c.INCREMENTING:  # up to the database's clock minus the delay
@@ -390,11 +397,11 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
             bound = self.dialect.now(self.connection) - delay
             where.append(f"{self._ts()} < {self.dialect.placeholder}")
             params.append(self.dialect.timestamp_param(bound))
-        last = None
+        last, rows = None, 0
         limit = self.values[c.BATCH_MAX_ROWS]
         for _, offset in self._rows(source, where, params, limit, positions_only=True):
-            last = offset
-        return last
+            last, rows = offset, rows + 1
+        return last, rows
 
     def read(
         self, partition: SourcePartition, start_offset: SourceOffset | None,

@@ -953,3 +953,25 @@ def test_string_envelope_fast_read_still_rejects_bad_json() -> None:
     for bad in (prefix + b'"a"b"}', prefix + b'"\xff\xfe"}', prefix + b'"a\x01"}'):
         with pytest.raises(DataError):
             conv.to_connect_data("t", bad)
+
+
+def test_struct_envelope_fast_read_matches_a_full_parse() -> None:
+    """A struct schema seen once is recognised by its bytes: only the payload is parsed,
+    and the result is the full parse's; anything else falls back to the full parse."""
+    schema = (SchemaBuilder.struct().name("login").field("id", Schema.INT64_SCHEMA)
+              .field("note", Schema.OPTIONAL_STRING_SCHEMA).build())  # fmt: skip
+    writer, learned, fresh = converter(), converter(), converter()
+    records = [Struct(schema).put("id", i).put("note", None if i % 2 else f"n {i}\n")
+               for i in range(5)]  # fmt: skip
+    encoded = [writer.from_connect_data("t", schema, r) for r in records]
+    learned.to_connect_data("t", encoded[0])  # a full parse learns the envelope
+    assert learned._structs  # the fast path is armed
+    for data in encoded:
+        fast, full = learned.to_connect_data("t", data), fresh.to_connect_data("t", data)
+        assert (fast.schema, fast.value) == (full.schema, full.value)
+    prefix = encoded[0][: encoded[0].index(b'"payload":') + len(b'"payload":')]
+    for bad in (prefix + b'{"id":1,"note":null},"x":1}',  # a third key in the envelope
+                prefix + b'{"id":1}',  # no closing brace
+                prefix + b'{"note":"x"}}'):  # the required id missing  # fmt: skip
+        with pytest.raises(DataError):
+            learned.to_connect_data("t", bad)
