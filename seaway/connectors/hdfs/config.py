@@ -66,6 +66,7 @@ def _config_def() -> ConfigDef:
     d.define(
         FLUSH_SIZE,
         Type.INT,
+        validator=Range.at_least(1),
         importance=Importance.HIGH,
         doc="The most records in one file of a topic-partition.",
         group="Connector",

@@ -59,9 +59,6 @@ def _settings(props: Mapping[str, str]) -> dict[str, Any]:
             'Missing required configuration "store.url" which has no default value: give '
             "the folder's URL, e.g. file:///data/kafka"
         )
-    if values[c.FLUSH_SIZE] < 1:
-        raise ConfigException(f"Invalid value {values[c.FLUSH_SIZE]} for configuration "
-                              "flush.size: Value must be at least 1")  # fmt: skip
     values[c.SCHEMA_COMPATIBILITY] = str(values[c.SCHEMA_COMPATIBILITY]).upper()
     if values[c.HIVE_INTEGRATION] and values[c.SCHEMA_COMPATIBILITY] == "NONE":
         raise ConfigException(
