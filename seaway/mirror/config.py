@@ -37,6 +37,7 @@ from seaway.config import (
     load_properties,
     parse_type,
 )
+from seaway.config.providers import ConfigTransformer
 from seaway.connect.runtime.connector_config import COMMON_CONFIG_DEF, CONNECTOR_CLASS, NAME
 from seaway.mirror import filters
 from seaway.mirror.filters import (
@@ -755,8 +756,11 @@ class MirrorMakerConfig:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> MirrorMakerConfig:
-        """Load an ``mm2.properties`` file."""
-        return cls(load_properties(path))
+        """Load an ``mm2.properties`` file, its ``${provider:path:key}`` references resolved
+        with the providers its ``config.providers*`` settings name (as Kafka's driver does;
+        the driver keeps its configuration in memory only)."""
+        props = load_properties(path)
+        return cls(ConfigTransformer.from_worker(props).transform(props))
 
     # ------------------------------------------------------------------ parsing and checks
 

@@ -909,3 +909,27 @@ def test_key_errors_do_not_echo_values() -> None:
     with pytest.raises(MirrorConfigError) as missing:
         MirrorMakerConfig(props)
     assert missing.value.name == "B.bootstrap.servers"
+
+
+def test_config_providers_resolve_mm2_properties(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``${file:...}`` and ``${env:...}`` in mm2.properties, resolved with its providers."""
+    secrets = tmp_path / "clusters.properties"
+    secrets.write_text("a.servers=broker-a:9092\n", encoding="utf-8")
+    monkeypatch.setenv("SEAWAY_MM2_JAAS", "secret-jaas")
+    mm2 = tmp_path / "mm2.properties"
+    mm2.write_text(
+        "clusters=A, B\n"
+        "config.providers=file,env\n"
+        "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider\n"
+        "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider\n"
+        f"A.bootstrap.servers=${{file:{secrets}:a.servers}}\n"
+        "B.bootstrap.servers=broker-b:9092\n"
+        "B.sasl.password.note=${env:SEAWAY_MM2_JAAS}\n"
+        "A->B.enabled=true\n",
+        encoding="utf-8",
+    )
+    config = MirrorMakerConfig.from_file(mm2)
+    assert config.cluster_props("A")["bootstrap.servers"] == "broker-a:9092"
+    assert config.cluster_props("B")["sasl.password.note"] == "secret-jaas"
