@@ -23,14 +23,17 @@ STARTUP_TIMEOUT_S = 180.0
 class Rest:
     """``curl`` for tests: JSON in, ``(status, body, headers)`` out."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, headers: Mapping[str, str] | None = None) -> None:
         self.url = url.rstrip("/")
+        self.headers = dict(headers or {})  # sent with every request (e.g. Authorization)
 
     def call(
         self, method: str, path: str, body: Any = None, raw: bytes | None = None
     ) -> tuple[int, Any, Mapping[str, str]]:
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data, method=method)
+        for name, value in self.headers.items():
+            request.add_header(name, value)
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:
@@ -39,7 +42,10 @@ class Rest:
                 status, headers = response.status, response.headers
         except urllib.error.HTTPError as error:
             payload, status, headers = error.read(), error.code, error.headers
-        parsed = json.loads(payload) if payload else None
+        try:
+            parsed = json.loads(payload) if payload else None
+        except ValueError:  # a text answer (e.g. 401 from basic authentication)
+            parsed = payload.decode(errors="replace")
         return status, parsed, headers
 
     def get(self, path: str) -> tuple[int, Any]:

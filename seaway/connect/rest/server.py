@@ -30,6 +30,11 @@ from starlette.types import Receive, Scope, Send
 from seaway.config import ConfigException
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.rest.app import create_app
+from seaway.connect.rest.basic_auth import (
+    BASIC_AUTH_EXTENSION,
+    BasicAuthMiddleware,
+    credentials_from_environment,
+)
 from seaway.connect.rest.loggers import Loggers
 from seaway.connect.runtime.herder import Herder
 
@@ -227,7 +232,16 @@ class RestServer:
         loggers: Loggers | None = None,
         access_log: bool = False,
         graceful_shutdown_timeout: int = 60,
+        extensions: Sequence[str] = (),
     ) -> None:
+        self._credentials: dict[str, str] | None = None
+        for extension in extensions:
+            if extension != BASIC_AUTH_EXTENSION:
+                raise ConfigException(
+                    f"Invalid value {extension} for configuration rest.extension.classes: "
+                    f"the REST extension Seaway has is {BASIC_AUTH_EXTENSION}"
+                )
+            self._credentials = credentials_from_environment()
         self._listeners_config = listeners
         self.listeners = parse_listeners(listeners)
         for listener in self.listeners:
@@ -252,7 +266,10 @@ class RestServer:
     def attach(self, herder: Herder) -> None:
         """Serve the REST API of *herder* from now on."""
         self.herder = herder
-        self._switch.app = create_app(herder, loggers=self._loggers)
+        app = create_app(herder, loggers=self._loggers)
+        if self._credentials is not None:
+            app = BasicAuthMiddleware(app, self._credentials)
+        self._switch.app = app
 
     # --- lifecycle -----------------------------------------------------------------------
 

@@ -71,6 +71,7 @@ def _advertised(config: WorkerConfig) -> dict[str, Any]:
         "advertised_host": config.get("rest.advertised.host.name"),
         "advertised_port": config.get("rest.advertised.port"),
         "advertised_listener": config.get("rest.advertised.listener"),
+        "extensions": config.get("rest.extension.classes"),
     }
 
 

@@ -171,6 +171,17 @@ def _common() -> ConfigDef:
         group=_COMMON,
     )
     d.define(
+        "rest.extension.classes",
+        Type.LIST,
+        "",
+        None,
+        Importance.LOW,
+        "REST extensions: org.apache.kafka.connect.rest.basic.auth.extension."
+        "BasicAuthSecurityRestExtension (HTTP basic authentication, users from the JAAS file "
+        "of KAFKA_OPTS=-Djava.security.auth.login.config=...).",
+        group=_REST,
+    )
+    d.define(
         LISTENERS,
         Type.LIST,
         "http://:8083",
