@@ -23,9 +23,12 @@ STARTUP_TIMEOUT_S = 180.0
 class Rest:
     """``curl`` for tests: JSON in, ``(status, body, headers)`` out."""
 
-    def __init__(self, url: str, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, url: str, headers: Mapping[str, str] | None = None, context: Any = None
+    ) -> None:
         self.url = url.rstrip("/")
         self.headers = dict(headers or {})  # sent with every request (e.g. Authorization)
+        self.context = context  # the TLS context of an https:// worker
 
     def call(
         self, method: str, path: str, body: Any = None, raw: bytes | None = None
@@ -37,7 +40,7 @@ class Rest:
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(request, timeout=120) as response:
+            with urllib.request.urlopen(request, timeout=120, context=self.context) as response:
                 payload = response.read()
                 status, headers = response.status, response.headers
         except urllib.error.HTTPError as error:

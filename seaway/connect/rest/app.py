@@ -435,7 +435,8 @@ def _forward(request: Request, call: _Call, target: RequestTargetError) -> Respo
     if "authorization" in request.headers:
         headers["Authorization"] = request.headers["authorization"]
     log.debug("Forwarding %s %s to %s", request.method, raw_path, url)
-    reply = send(request.method, url, call.body or None, headers)
+    context = getattr(request.app.state.herder, "rest_client_context", None)
+    reply = send(request.method, url, call.body or None, headers, context=context)
     response = Response(reply.body or None, reply.status)
     if reply.content_type and reply.body:
         response.headers["Content-Type"] = reply.content_type

@@ -36,6 +36,7 @@ from seaway.connect.rest.basic_auth import (
     credentials_from_environment,
 )
 from seaway.connect.rest.loggers import Loggers
+from seaway.connect.rest.tls import TlsSettings
 from seaway.connect.runtime.herder import Herder
 
 __all__ = [
@@ -233,6 +234,7 @@ class RestServer:
         access_log: bool = False,
         graceful_shutdown_timeout: int = 60,
         extensions: Sequence[str] = (),
+        tls: TlsSettings | None = None,
     ) -> None:
         self._credentials: dict[str, str] | None = None
         for extension in extensions:
@@ -244,12 +246,15 @@ class RestServer:
             self._credentials = credentials_from_environment()
         self._listeners_config = listeners
         self.listeners = parse_listeners(listeners)
-        for listener in self.listeners:
-            if listener.protocol != "http":
-                raise ConfigException(
-                    f"Listener {listener}: only http listeners are supported "
-                    "(https is not implemented yet)."
-                )
+        protocols = {listener.protocol for listener in self.listeners}
+        if len(protocols) > 1:
+            raise ConfigException(
+                f"Invalid value {listeners} for configuration listeners: Seaway serves http or "
+                "https listeners, not both at once"
+            )
+        self._ssl: Any = None
+        if protocols == {"https"}:
+            self._ssl = (tls or TlsSettings({})).server_context()
         self._advertised_url = advertised_url
         self._advertised = (advertised_host, advertised_port, advertised_listener)
         self._loggers = loggers or Loggers()
@@ -297,6 +302,9 @@ class RestServer:
             server_header=False,
             timeout_graceful_shutdown=self._graceful_shutdown_timeout,
         )
+        if self._ssl is not None:  # uvicorn takes the context as it is once loaded
+            config.load()
+            config.ssl = self._ssl
         server = _Server(config)
         self._server = server
         self._thread = threading.Thread(

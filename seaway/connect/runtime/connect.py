@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from seaway.config import load_properties
+from seaway.connect.rest.tls import TlsSettings
 from seaway.connect.runtime.distributed.herder import DistributedHerder
 from seaway.connect.runtime.herder import Herder
 from seaway.connect.runtime.plugins import Plugins
@@ -42,6 +43,8 @@ class Connect:
 
         self.herder = herder
         self.rest = RestServer(herder, listeners=listeners, **advertised)
+        if listeners.lower().startswith("https"):  # workers forward to each other over TLS
+            herder.rest_client_context = advertised["tls"].client_context()
         self._stopped = threading.Event()
 
     def start(self) -> None:
@@ -72,6 +75,7 @@ def _advertised(config: WorkerConfig) -> dict[str, Any]:
         "advertised_port": config.get("rest.advertised.port"),
         "advertised_listener": config.get("rest.advertised.listener"),
         "extensions": config.get("rest.extension.classes"),
+        "tls": TlsSettings.of_worker(config.originals),
     }
 
 

@@ -160,6 +160,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
         self.statuses = statuses
         self.worker_id = worker_id
         self.url = ""  # the advertised REST URL, once the REST server is bound
+        self.rest_client_context: Any = None  # TLS context for https:// workers
         self.offsets_topic = offsets_topic
         self.config = worker.config
         self._running: dict[str, _Running] = {}

@@ -371,8 +371,9 @@ class DistributedHerder(WorkerHerder):
                 headers = internal_requests.sign(key, body or b"")
             try:
                 reply = internal_requests.send(
-                    method, leader.rstrip("/") + path, body, headers, timeout_s=60
-                )
+                    method, leader.rstrip("/") + path, body, headers, timeout_s=60,
+                    context=self.rest_client_context,
+                )  # fmt: skip
                 if reply.status < 300:
                     return True
                 message = reply.body.decode("utf-8", "replace")

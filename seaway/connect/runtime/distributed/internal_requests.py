@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import ssl
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -55,8 +56,10 @@ def send(
     body: bytes | None = None,
     headers: Mapping[str, str] | None = None,
     timeout_s: float = 90.0,
+    context: ssl.SSLContext | None = None,
 ) -> Reply:
-    """Send one request to another worker; its error statuses come back as replies."""
+    """Send one request to another worker; its error statuses come back as replies.
+    *context* is the TLS context of ``https://`` workers (their truststore)."""
     request = urllib.request.Request(url, data=body, method=method)
     request.add_header("User-Agent", "kafka-connect")
     request.add_header("Accept", "application/json")
@@ -65,7 +68,7 @@ def send(
     for name, value in (headers or {}).items():
         request.add_header(name, value)
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        with urllib.request.urlopen(request, timeout=timeout_s, context=context) as response:
             return Reply(response.status, response.read(), response.headers.get("Content-Type"))
     except urllib.error.HTTPError as error:
         return Reply(error.code, error.read(), error.headers.get("Content-Type"))

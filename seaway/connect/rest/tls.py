@@ -1,0 +1,145 @@
+"""HTTPS for the REST API: Kafka's ``listeners.https.ssl.*`` settings (falling back to the
+worker's ``ssl.*``) turned into the server's and the forwarding client's TLS contexts.
+
+Keystores and truststores are PEM (``ssl.keystore.type=PEM``: a file holding the private
+key and the certificate chain, or the ``ssl.keystore.key`` / ``ssl.keystore.certificate.chain``
+values themselves) or PKCS12 (read with ``cryptography``). JKS, Java's own format, is
+refused with the ``keytool`` line that converts it to PKCS12.
+"""
+
+from __future__ import annotations
+
+import ssl
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from seaway.config import ConfigException
+
+__all__ = ["TlsSettings"]
+
+_PREFIX: Final = "listeners.https."
+_CLIENT_AUTH: Final = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL,
+                       "required": ssl.CERT_REQUIRED}  # fmt: skip
+
+
+def _pem_of_pkcs12(path: str, password: str | None) -> tuple[bytes, bytes, list[bytes]]:
+    """``(key PEM, certificate PEM, CA certificates PEM)`` of a PKCS12 file."""
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+        pkcs12,
+    )
+
+    try:
+        key, cert, extra = pkcs12.load_key_and_certificates(
+            Path(path).read_bytes(), password.encode() if password else None
+        )
+    except (OSError, ValueError) as error:
+        raise ConfigException(f"Cannot read the PKCS12 store {path}: {error}") from None
+    key_pem = b"" if key is None else key.private_bytes(
+        Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())  # fmt: skip
+    cert_pem = b"" if cert is None else cert.public_bytes(Encoding.PEM)
+    return key_pem, cert_pem, [c.public_bytes(Encoding.PEM) for c in extra or ()]
+
+
+@dataclass(frozen=True)
+class TlsSettings:
+    """The ``ssl.*`` settings of the REST API's HTTPS listeners."""
+
+    values: Mapping[str, str]
+
+    @classmethod
+    def of_worker(cls, originals: Mapping[str, Any]) -> TlsSettings:
+        """``listeners.https.ssl.*`` over ``ssl.*``, as Kafka's RestServer reads them."""
+        values = {k: str(v) for k, v in originals.items() if k.startswith("ssl.")}
+        values.update({k[len(_PREFIX) :]: str(v) for k, v in originals.items()
+                       if k.startswith(_PREFIX + "ssl.")})  # fmt: skip
+        return cls(values)
+
+    def _get(self, key: str) -> str | None:
+        value = self.values.get(key)
+        return value if value not in (None, "") else None
+
+    def _kind(self, store: str) -> str:
+        kind = (self._get(f"ssl.{store}.type") or "JKS").upper()
+        location = self._get(f"ssl.{store}.location")
+        if kind == "JKS" and location is not None:
+            raise ConfigException(
+                f"ssl.{store}.location {location} is a JKS store, which Seaway does not read: "
+                f"convert it with keytool -importkeystore -srckeystore {location} "
+                "-destkeystore store.p12 -deststoretype PKCS12, then set "
+                f"ssl.{store}.type=PKCS12"
+            )
+        return kind
+
+    def server_context(self) -> ssl.SSLContext:
+        """The HTTPS listeners' context: the keystore's key and chain, client certificates
+        checked against the truststore as ``ssl.client.auth`` asks."""
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        pem = self._keystore_pem()
+        if b"CERTIFICATE" not in pem or b"PRIVATE KEY" not in pem:
+            raise ConfigException(
+                "An https listener needs a keystore with a key and a certificate: set "
+                "listeners.https.ssl.keystore.location (PEM or PKCS12) or "
+                "listeners.https.ssl.keystore.certificate.chain and ...ssl.keystore.key"
+            )
+        self._load_chain(context, pem)
+        auth = (self._get("ssl.client.auth") or "none").lower()
+        if auth not in _CLIENT_AUTH:
+            raise ConfigException(f"Invalid value {auth} for configuration ssl.client.auth: use "
+                                  "none, requested or required")  # fmt: skip
+        context.verify_mode = _CLIENT_AUTH[auth]
+        self._trust(context)
+        return context
+
+    def client_context(self) -> ssl.SSLContext:
+        """The context a worker sends requests to other workers with: the truststore (else
+        the system's CAs), and the keystore as client certificate when there is one."""
+        context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+        self._trust(context)
+        pem = self._keystore_pem()
+        if b"CERTIFICATE" in pem and b"PRIVATE KEY" in pem:
+            self._load_chain(context, pem)
+        return context
+
+    def _load_chain(self, context: ssl.SSLContext, pem: bytes) -> None:
+        with tempfile.TemporaryDirectory(prefix="seaway-tls-") as folder:
+            certfile = Path(folder) / "keystore.pem"
+            certfile.touch(mode=0o600)
+            certfile.write_bytes(pem)
+            context.load_cert_chain(certfile, password=self._get("ssl.key.password"))
+
+    def _keystore_pem(self) -> bytes:
+        """The keystore's private key and certificate chain as PEM (empty without one)."""
+        kind = self._kind("keystore")
+        location = self._get("ssl.keystore.location")
+        if kind == "PKCS12" and location is not None:
+            key, cert, extra = _pem_of_pkcs12(location, self._get("ssl.keystore.password"))
+            return cert + b"".join(extra) + key
+        if kind == "PEM":
+            if location is not None:
+                try:
+                    return Path(location).read_bytes()
+                except OSError as error:
+                    raise ConfigException(f"Cannot read ssl.keystore.location: {error}") from None
+            key, chain = self._get("ssl.keystore.key"), self._get("ssl.keystore.certificate.chain")
+            return f"{chain or ''}\n{key or ''}".encode()
+        if location is not None:
+            raise ConfigException(f"Invalid value {kind} for configuration ssl.keystore.type: "
+                                  "use PEM or PKCS12")  # fmt: skip
+        return b""
+
+    def _trust(self, context: ssl.SSLContext) -> None:
+        kind = self._kind("truststore")
+        location = self._get("ssl.truststore.location")
+        if location is not None and kind == "PKCS12":
+            _, cert, extra = _pem_of_pkcs12(location, self._get("ssl.truststore.password"))
+            context.load_verify_locations(cadata=(cert + b"".join(extra)).decode())
+        elif location is not None:
+            context.load_verify_locations(cafile=location)
+        elif self._get("ssl.truststore.certificates"):
+            context.load_verify_locations(cadata=self.values["ssl.truststore.certificates"])

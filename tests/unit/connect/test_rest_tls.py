@@ -1,0 +1,29 @@
+"""The REST API's TLS settings: listeners.https.ssl.* over ssl.*, and errors that say what
+to set (a JKS store, an https listener without a keystore, a bad ssl.client.auth)."""
+
+from __future__ import annotations
+
+import pytest
+
+from seaway.config import ConfigException
+from seaway.connect.rest.server import RestServer
+from seaway.connect.rest.tls import TlsSettings
+
+
+def test_prefixed_settings_win() -> None:
+    settings = TlsSettings.of_worker({
+        "ssl.keystore.location": "/a.p12", "listeners.https.ssl.keystore.location": "/b.p12",
+        "ssl.truststore.location": "/t.pem", "bootstrap.servers": "x:9092"})  # fmt: skip
+    assert settings.values == {"ssl.keystore.location": "/b.p12",
+                               "ssl.truststore.location": "/t.pem"}  # fmt: skip
+
+
+def test_clear_errors() -> None:
+    with pytest.raises(ConfigException, match="keytool -importkeystore"):
+        TlsSettings({"ssl.keystore.location": "/etc/kafka/connect.jks"}).server_context()
+    with pytest.raises(ConfigException, match="needs a keystore"):
+        RestServer(None, listeners="https://127.0.0.1:0")
+    with pytest.raises(ConfigException, match="not both at once"):
+        RestServer(None, listeners="http://127.0.0.1:0,https://127.0.0.1:0")
+    with pytest.raises(ConfigException, match="Seaway has is"):
+        RestServer(None, listeners="http://127.0.0.1:0", extensions=["com.example.Ext"])
