@@ -190,7 +190,7 @@ class HdfsSinkTask(SinkTask):
             value = self._fitted(tp, record)
             pending = self.open_files.get(tp)
             if pending is not None and (
-                pending.schema is not value.schema
+                (pending.schema is not value.schema and pending.schema != value.schema)
                 or (rotate >= 0 and record.timestamp is not None
                     and pending.records[0].timestamp is not None
                     and record.timestamp - pending.records[0].timestamp >= rotate)

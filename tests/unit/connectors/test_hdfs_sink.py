@@ -85,6 +85,13 @@ def test_schema_changes(tmp_path: Path) -> None:
     assert _files(tmp_path) == ["login+0+0000000000+0000000000.parquet",  # NONE: each rolls
                                 "login+0+0000000001+0000000001.parquet",
                                 "login+0+0000000002+0000000002.parquet"]  # fmt: skip
+    # Equal schemas are the same schema, whichever object a converter hands over.
+    twin = (SchemaBuilder.struct().name("login").version(1).field("id", Schema.INT32_SCHEMA)
+            .field("username", Schema.STRING_SCHEMA).build())  # fmt: skip
+    assert twin == V1 and twin is not V1
+    same = tmp_path / "same"
+    _batch(_task(same, **{"flush.size": "10"}), [_record(0), _record(1, twin), _record(2)])
+    assert _files(same) == ["login+0+0000000000+0000000002.parquet"]
     backward = tmp_path / "b"
     _batch(_task(backward, **{"flush.size": "10", "schema.compatibility": "BACKWARD"}),
            [_record(0), _record(1, V2), _record(2), _record(3)])  # fmt: skip
