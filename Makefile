@@ -14,7 +14,7 @@ demo: $(STAMP)
 
 test: $(STAMP) databases
 	$(PY) -m ruff check seaway tests bench
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --durations=25 $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check seaway tests bench
