@@ -39,6 +39,7 @@ from seaway.config import (
 )
 from seaway.config.providers import ConfigTransformer
 from seaway.connect.runtime.connector_config import COMMON_CONFIG_DEF, CONNECTOR_CLASS, NAME
+from seaway.kafka.java_config import to_librdkafka
 from seaway.mirror import filters
 from seaway.mirror.filters import (
     CONFIG_PROPERTIES_EXCLUDE,
@@ -435,12 +436,13 @@ _LIBRDKAFKA_PREFIXES: Final = ("ssl.", "sasl.")
 
 def librdkafka_config(config: Mapping[str, Any]) -> dict[str, str]:
     """The settings of a Java client config that librdkafka shares (bootstrap, security),
-    as the confluent-kafka clients of a flow take them."""
-    return {
+    as the confluent-kafka clients of a flow take them (Java-style security settings
+    translated: ``sasl.jaas.config``, truststores, keystores)."""
+    return to_librdkafka({
         k: str(v)
         for k, v in config.items()
         if v is not None and (k in _LIBRDKAFKA_KEYS or k.startswith(_LIBRDKAFKA_PREFIXES))
-    }
+    })  # fmt: skip
 
 
 # Seaway's own settings in mm2.properties (Spark, metrics, canary): never reported unused.

@@ -59,9 +59,15 @@ def test_https_listeners_on_a_cluster(tmp_path: Path, bootstrap: str, topic_name
                   "topic": f"{topic_name}-lines"}  # fmt: skip
         rests[1].ok("POST", "/connectors", {"name": "lines", "config": config})
         rests[0].ok("PUT", "/connectors/lines2/config", {**config, "topic": f"{topic_name}-x"})
-        wait_for("both connectors running", lambda: all(
-            (s := rests[0].get(f"/connectors/{n}/status")[1]) and s.get("tasks")
-            and s["tasks"][0]["state"] == "RUNNING" for n in ("lines", "lines2")))  # fmt: skip
+        try:
+            wait_for("both connectors running", lambda: all(
+                (s := rests[0].get(f"/connectors/{n}/status")[1]) and s.get("tasks")
+                and s["tasks"][0]["state"] == "RUNNING" for n in ("lines", "lines2")),
+                timeout=240)  # fmt: skip
+        except AssertionError as error:
+            statuses = [rests[0].get(f"/connectors/{n}/status") for n in ("lines", "lines2")]
+            raise AssertionError(f"{error}\n{statuses}\n--- one:\n{one.tail(60)}\n"
+                                 f"--- two:\n{two.tail(60)}") from None  # fmt: skip
         # A client that does not trust the certificate, and plain HTTP to the HTTPS port.
         with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
             urllib.request.urlopen(one.rest.url + "/connectors", timeout=30)

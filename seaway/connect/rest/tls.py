@@ -17,33 +17,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from seaway.config import ConfigException
+from seaway.kafka.java_config import pkcs12_to_pem
 
 __all__ = ["TlsSettings"]
 
 _PREFIX: Final = "listeners.https."
 _CLIENT_AUTH: Final = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL,
                        "required": ssl.CERT_REQUIRED}  # fmt: skip
-
-
-def _pem_of_pkcs12(path: str, password: str | None) -> tuple[bytes, bytes, list[bytes]]:
-    """``(key PEM, certificate PEM, CA certificates PEM)`` of a PKCS12 file."""
-    from cryptography.hazmat.primitives.serialization import (
-        Encoding,
-        NoEncryption,
-        PrivateFormat,
-        pkcs12,
-    )
-
-    try:
-        key, cert, extra = pkcs12.load_key_and_certificates(
-            Path(path).read_bytes(), password.encode() if password else None
-        )
-    except (OSError, ValueError) as error:
-        raise ConfigException(f"Cannot read the PKCS12 store {path}: {error}") from None
-    key_pem = b"" if key is None else key.private_bytes(
-        Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())  # fmt: skip
-    cert_pem = b"" if cert is None else cert.public_bytes(Encoding.PEM)
-    return key_pem, cert_pem, [c.public_bytes(Encoding.PEM) for c in extra or ()]
 
 
 @dataclass(frozen=True)
@@ -118,8 +98,8 @@ class TlsSettings:
         kind = self._kind("keystore")
         location = self._get("ssl.keystore.location")
         if kind == "PKCS12" and location is not None:
-            key, cert, extra = _pem_of_pkcs12(location, self._get("ssl.keystore.password"))
-            return cert + b"".join(extra) + key
+            key, certs = pkcs12_to_pem(location, self._get("ssl.keystore.password"), "keystore")
+            return certs + key
         if kind == "PEM":
             if location is not None:
                 try:
@@ -137,8 +117,8 @@ class TlsSettings:
         kind = self._kind("truststore")
         location = self._get("ssl.truststore.location")
         if location is not None and kind == "PKCS12":
-            _, cert, extra = _pem_of_pkcs12(location, self._get("ssl.truststore.password"))
-            context.load_verify_locations(cadata=(cert + b"".join(extra)).decode())
+            _, certs = pkcs12_to_pem(location, self._get("ssl.truststore.password"), "truststore")
+            context.load_verify_locations(cadata=certs.decode())
         elif location is not None:
             context.load_verify_locations(cafile=location)
         elif self._get("ssl.truststore.certificates"):

@@ -37,6 +37,7 @@ from seaway.connect.runtime.queries.source import (
 )
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.connect.runtime.worker_config import WorkerConfig
+from seaway.kafka.java_config import to_librdkafka
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +218,7 @@ class Worker:
         out.update(
             {k[len(prefix) :]: v for k, v in connector_config.items() if k.startswith(prefix)}
         )
-        return out
+        return to_librdkafka(out)  # Java-style security settings in librdkafka's names
 
     def _checkpoint(self, connector: str) -> Path:
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", connector)

@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from seaway.config import ConfigException
+from seaway.kafka.java_config import to_librdkafka
+
 __all__ = [
     "KafkaOptionError",
     "SinkOptions",
@@ -154,6 +157,10 @@ def _split_kafka(
     for key, advice in unsupported.items():
         if key in params:
             raise KafkaOptionError(f"Kafka option 'kafka.{key}' is not supported: {advice}.")
+    try:  # Spark's options hold Java client settings: security ones in librdkafka's names
+        params = to_librdkafka(params)
+    except ConfigException as error:
+        raise KafkaOptionError(f"Kafka options 'kafka.*': {error}") from None
     servers = params.pop("bootstrap.servers", "").strip()
     if not servers:
         raise KafkaOptionError(

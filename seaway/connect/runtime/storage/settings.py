@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from seaway.config import ConfigException
 from seaway.connect.runtime.storage.topic_log import TopicSpec
+from seaway.kafka.java_config import to_librdkafka
 
 log = logging.getLogger(__name__)
 
@@ -117,9 +118,17 @@ def client_id_base(props: Mapping[str, Any]) -> str:
     return f"{base}-{client_id}-" if client_id else f"{base}-"
 
 
+# Worker ssl.* settings that only the REST server reads.
+_REST_ONLY = frozenset({"ssl.client.auth"})
+
+
 def client_config(props: Mapping[str, Any]) -> dict[str, Any]:
-    """The librdkafka settings the stores' clients share: ``bootstrap.servers``."""
+    """The librdkafka settings the stores' clients share: ``bootstrap.servers`` and the
+    worker's security settings (``security.protocol``, ``sasl.*``, ``ssl.*``, as Java
+    clients take them), as Kafka's worker gives its internal clients."""
     servers = props.get(BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP_SERVERS_DEFAULT)
     if isinstance(servers, (list, tuple)):
         servers = ",".join(str(s) for s in servers)
-    return {BOOTSTRAP_SERVERS_CONFIG: str(servers)}
+    security = {k: v for k, v in props.items() if k == "security.protocol"
+                or (k.startswith(("sasl.", "ssl.")) and k not in _REST_ONLY)}  # fmt: skip
+    return to_librdkafka({BOOTSTRAP_SERVERS_CONFIG: str(servers), **security})

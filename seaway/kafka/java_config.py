@@ -1,0 +1,142 @@
+"""Java client security settings, as Kafka users write them, for librdkafka.
+
+Connect workers, connectors and MirrorMaker configurations carry the Java clients'
+security settings (``security.protocol``, ``sasl.mechanism``, ``sasl.jaas.config``,
+``ssl.truststore.*``, ``ssl.keystore.*``), which librdkafka names differently or does not
+know. :func:`to_librdkafka` translates them; a setting librdkafka cannot honour is an error
+that names it, never dropped. Settings librdkafka already knows pass through unchanged.
+
+>>> to_librdkafka({"bootstrap.servers": "b:9093", "security.protocol": "SASL_SSL",
+...     "sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config":
+...     'org.apache.kafka.common.security.scram.ScramLoginModule required '
+...     'username="alice" password="alice-secret";'})  # doctest: +NORMALIZE_WHITESPACE
+{'bootstrap.servers': 'b:9093', 'security.protocol': 'SASL_SSL',
+ 'sasl.mechanism': 'SCRAM-SHA-512', 'sasl.username': 'alice', 'sasl.password': 'alice-secret'}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from seaway.config import ConfigException
+
+__all__ = ["pkcs12_to_pem", "to_librdkafka"]
+
+_LOGIN_MODULES: Final = {
+    "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
+    "org.apache.kafka.common.security.scram.ScramLoginModule": ("SCRAM-SHA-256", "SCRAM-SHA-512"),
+}
+_OPTION: Final = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+# Java settings with no librdkafka counterpart that are harmless at these values.
+_JAVA_DEFAULTS: Final = {
+    "ssl.protocol": ("TLS", "TLSv1.2", "TLSv1.3"),
+    "ssl.enabled.protocols": ("TLSv1.2,TLSv1.3", "TLSv1.2", "TLSv1.3", "TLSv1.3,TLSv1.2"),
+    "ssl.keymanager.algorithm": ("SunX509", "PKIX"),
+    "ssl.trustmanager.algorithm": ("PKIX",),
+    "ssl.secure.random.implementation": ("",),
+    "ssl.provider": ("",),
+}
+
+
+def _jaas(value: str) -> dict[str, str]:
+    """``sasl.username``/``sasl.password`` of a PLAIN or SCRAM ``sasl.jaas.config``."""
+    module = value.strip().split(None, 1)[0] if value.strip() else ""
+    if module not in _LOGIN_MODULES:
+        raise ConfigException(
+            f"sasl.jaas.config uses {module or 'no login module'}, which librdkafka cannot "
+            "honour: use org.apache.kafka.common.security.plain.PlainLoginModule or "
+            '...scram.ScramLoginModule with username="..." password="..."'
+        )
+    options = {k: v.replace('\\"', '"') for k, v in _OPTION.findall(value)}
+    if "username" not in options or "password" not in options:
+        raise ConfigException(f"sasl.jaas.config ({module}) needs username=\"...\" and "
+                              "password=\"...\"")  # fmt: skip
+    return {"sasl.username": options["username"], "sasl.password": options["password"]}
+
+
+def pkcs12_to_pem(path: str, password: str | None, what: str) -> tuple[bytes, bytes]:
+    """``(private key PEM, certificates PEM)`` of a PKCS12 store (either may be empty), for
+    what reads PEM only (librdkafka's CA settings, Python's ``ssl``)."""
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+        pkcs12,
+    )
+
+    try:
+        key, cert, extra = pkcs12.load_key_and_certificates(
+            Path(path).read_bytes(), password.encode() if password else None
+        )
+    except (OSError, ValueError) as error:
+        raise ConfigException(f"Cannot read the {what} {path}: {error}") from None
+    certs = ([cert] if cert is not None else []) + list(extra or ())
+    key_pem = b"" if key is None else key.private_bytes(
+        Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())  # fmt: skip
+    return key_pem, b"".join(c.public_bytes(Encoding.PEM) for c in certs)
+
+
+def _store_type(config: Mapping[str, str], store: str) -> str:
+    kind = (config.get(f"ssl.{store}.type") or "JKS").upper()
+    location = config.get(f"ssl.{store}.location")
+    if kind == "JKS" and location:
+        raise ConfigException(
+            f"ssl.{store}.location {location} is a JKS store, which librdkafka cannot read: "
+            f"convert it with keytool -importkeystore -srckeystore {location} -destkeystore "
+            f"{store}.p12 -deststoretype PKCS12 and set ssl.{store}.type=PKCS12"
+        )
+    if kind not in ("JKS", "PKCS12", "PEM"):
+        raise ConfigException(f"Invalid value {kind} for configuration ssl.{store}.type: use "
+                              "PKCS12 or PEM")  # fmt: skip
+    return kind
+
+
+def to_librdkafka(config: Mapping[str, Any]) -> dict[str, str]:
+    """*config* with the Java clients' security settings in librdkafka's names."""
+    java = {k: str(v) for k, v in config.items() if v is not None}
+    out: dict[str, str] = {}
+    for key, value in java.items():
+        if key in _JAVA_DEFAULTS:
+            if value not in _JAVA_DEFAULTS[key]:
+                raise ConfigException(f"{key}={value} cannot be honoured by librdkafka: remove "
+                                      "it or set it to its default")  # fmt: skip
+        elif key == "sasl.jaas.config":
+            out.update(_jaas(value))
+        elif key == "ssl.endpoint.identification.algorithm":
+            out[key] = "none" if value == "" else value
+        elif key.startswith(("ssl.truststore.", "ssl.keystore.")) or key == "ssl.key.password":
+            continue  # below, together
+        else:
+            out[key] = value
+    _truststore(java, out)
+    _keystore(java, out)
+    return out
+
+
+def _truststore(java: Mapping[str, str], out: dict[str, str]) -> None:
+    kind, location = _store_type(java, "truststore"), java.get("ssl.truststore.location")
+    if "ssl.truststore.certificates" in java:
+        out["ssl.ca.pem"] = java["ssl.truststore.certificates"]
+    elif location and kind == "PEM":
+        out["ssl.ca.location"] = location
+    elif location:  # PKCS12: librdkafka reads CA certificates as PEM only
+        _, certs = pkcs12_to_pem(location, java.get("ssl.truststore.password"), "truststore")
+        out["ssl.ca.pem"] = certs.decode()
+
+
+def _keystore(java: Mapping[str, str], out: dict[str, str]) -> None:
+    kind, location = _store_type(java, "keystore"), java.get("ssl.keystore.location")
+    if "ssl.keystore.key" in java or "ssl.keystore.certificate.chain" in java:
+        out["ssl.key.pem"] = java.get("ssl.keystore.key", "")
+        out["ssl.certificate.pem"] = java.get("ssl.keystore.certificate.chain", "")
+    elif location and kind == "PEM":
+        out["ssl.key.location"] = out["ssl.certificate.location"] = location
+    elif location:
+        out["ssl.keystore.location"] = location
+        if "ssl.keystore.password" in java:
+            out["ssl.keystore.password"] = java["ssl.keystore.password"]
+    if "ssl.key.password" in java:
+        out["ssl.key.password"] = java["ssl.key.password"]
