@@ -378,15 +378,15 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
                 self.metrics.startup("task", True)
 
     def _start_tasks(self, name: str, run: _Running, task_configs: list[dict[str, str]]) -> None:
+        # The tasks get ${provider:...} references resolved; the stores keep them as written.
+        task_configs = [self.transformer.transform(t) for t in task_configs]
         if isinstance(run.connector, FlowConnector):
             self._start_flow(name, run, task_configs)
             return
         enabled = [i for i in range(len(task_configs)) if i not in run.failed]
         if not enabled:
             return
-        # The tasks get ${provider:...} references resolved; the stores keep them as written.
         config = self.transformer.transform(run.config)
-        task_configs = [self.transformer.transform(t) for t in task_configs]
         conversion = ConversionSpec(
             connector=name,
             key=converter_spec(KEY, config, self.config.originals),
