@@ -333,19 +333,18 @@ class JdbcSinkTask(SinkTask):
 
     def _params(self, run: _Run, record: SinkRecord) -> list[Any]:
         fields, bind = run.fields, self.dialect.bind
-        keys = [bind(fields.schemas[k], v) for k, v in zip(fields.keys, self._key_values(record),
-                                                            strict=True)]  # fmt: skip
+        key_values = zip(fields.keys, self._key_values(record, fields), strict=True)
+        keys = [bind(fields.schemas[k], v) for k, v in key_values]
         if run.operation == _DELETE:
             return keys
         value = record.value
         others = [bind(fields.schemas[name], value.get(name)) for name in fields.others]
         return others + keys if run.operation == "update" else keys + others
 
-    def _key_values(self, record: SinkRecord) -> list[Any]:
+    def _key_values(self, record: SinkRecord, fields: _Fields) -> list[Any]:
         pk_mode = self.values[c.PK_MODE]
         if pk_mode == "kafka":
             return [record.topic, record.kafka_partition, record.kafka_offset]
-        fields = self._fields_of(record)
         if pk_mode == "record_key":
             if record.key_schema is not None and record.key_schema.type is SchemaType.STRUCT:
                 return [record.key.get(name) for name in fields.keys]
