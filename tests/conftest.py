@@ -1,23 +1,18 @@
-"""Fixtures shared by the whole suite: one embedded broker per test run (per xdist worker)."""
+"""Fixtures shared by the whole suite: one embedded broker per test run (per xdist worker),
+clusters A and B per test module, and isolated clusters built per test (tests/embedded.py)."""
 
 from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from seaway.broker import BrokerThread
-
-# Small delays keep group tests fast; everything else is the broker's defaults.
-BROKER_CONFIG = {
-    "group.initial.rebalance.delay.ms": 200,
-    "num.partitions": 3,
-    "transaction.abort.timed.out.transaction.cleanup.interval.ms": 500,
-}
+from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 
 
 @pytest.fixture(scope="session")
@@ -32,20 +27,50 @@ def bootstrap(broker: BrokerThread) -> str:
     return broker.bootstrap_servers
 
 
-# Two more brokers as clusters A and B, for the mirror and the Spark cluster tests.
+# Two more brokers as clusters A and B, for the mirror and the Spark cluster tests: new ones
+# for each test module, so a module never sees the topics and groups another one left.
 CLUSTER_CONFIG = {"group.initial.rebalance.delay.ms": 200, "num.partitions": 3}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster_a(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
     with BrokerThread(tmp_path_factory.mktemp("cluster-a"), config=CLUSTER_CONFIG) as b:
         yield b
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster_b(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
     with BrokerThread(tmp_path_factory.mktemp("cluster-b"), config=CLUSTER_CONFIG) as b:
         yield b
+
+
+@pytest.fixture
+def kafka_cluster(tmp_path: Path) -> Iterator[Callable[..., BrokerThread]]:
+    """Builds brokers of this test's own (``kafka_cluster(config)``), stopped at its end."""
+    made: list[BrokerThread] = []
+
+    def build(config: dict[str, Any] | None = None) -> BrokerThread:
+        made.append(embedded_kafka(tmp_path / f"kafka{len(made)}", config))
+        return made[-1]
+
+    yield build
+    for broker in reversed(made):
+        broker.stop()
+
+
+@pytest.fixture
+def connect_cluster(tmp_path: Path) -> Iterator[Callable[..., EmbeddedConnectCluster]]:
+    """Builds and starts Connect clusters of this test's own (``connect_cluster(workers=3,
+    **worker_props)``: tests/embedded.py), stopped at its end."""
+    made: list[EmbeddedConnectCluster] = []
+
+    def build(workers: int = 1, **options: Any) -> EmbeddedConnectCluster:
+        made.append(EmbeddedConnectCluster(tmp_path / f"connect{len(made)}", workers, **options))
+        return made[-1].start()
+
+    yield build
+    for cluster in reversed(made):
+        cluster.stop()
 
 
 def registry_props(bootstrap: str, topic: str) -> dict[str, str]:

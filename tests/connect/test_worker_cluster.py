@@ -17,13 +17,15 @@ import re
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.connect.test_worker_recovery import _create_topic, _payloads
-from tests.connect.workers import WorkerProcess, distributed_props, wait_for
+from tests.connect.workers import WorkerProcess, wait_for
+from tests.embedded import EmbeddedConnectCluster
 
 pytestmark = pytest.mark.slow
 
@@ -54,6 +56,17 @@ class Feeder(threading.Thread):
             self.written += step
             time.sleep(0.5)
         self.done.set()
+
+
+def _props(delay_ms: int) -> dict[str, Any]:
+    """Workers with exactly-once sources that notice a lost member within seconds."""
+    return {
+        "exactly.once.source.support": "enabled",
+        "scheduled.rebalance.max.delay.ms": delay_ms,
+        "session.timeout.ms": 6000,
+        "heartbeat.interval.ms": 1000,
+        "spark.master": "local[1]",
+    }
 
 
 def _statuses(worker: WorkerProcess) -> dict[str, Any]:
@@ -97,27 +110,10 @@ def _runs(worker: WorkerProcess) -> tuple[bool, set[str]]:
 
 
 def test_three_workers_share_connectors_through_kill_and_rolling_restart(
-    tmp_path: Path, bootstrap: str
+    tmp_path: Path, connect_cluster: Callable[..., EmbeddedConnectCluster]
 ) -> None:
-    props = distributed_props(
-        bootstrap,
-        "trio",
-        **{
-            "exactly.once.source.support": "enabled",
-            "scheduled.rebalance.max.delay.ms": DELAY_MS,
-            "session.timeout.ms": 6000,
-            "heartbeat.interval.ms": 1000,
-            "spark.master": "local[1]",
-        },
-    )
-    workers = [WorkerProcess(props, tmp_path / f"w{i}") for i in range(3)]
-    for worker in workers:
-        worker.start()
-    try:
-        _run(tmp_path, bootstrap, workers)
-    finally:
-        for worker in workers:
-            worker.kill()
+    cluster = connect_cluster(3, name="trio", **_props(DELAY_MS))
+    _run(tmp_path, cluster.bootstrap, cluster.workers)
 
 
 def _run(tmp_path: Path, bootstrap: str, workers: list[WorkerProcess]) -> None:
@@ -212,67 +208,53 @@ def _run(tmp_path: Path, bootstrap: str, workers: list[WorkerProcess]) -> None:
         )
 
 
-def test_a_frozen_worker_is_fenced_when_its_connector_moves(tmp_path: Path, bootstrap: str) -> None:
+def test_a_frozen_worker_is_fenced_when_its_connector_moves(
+    tmp_path: Path, connect_cluster: Callable[..., EmbeddedConnectCluster]
+) -> None:
     """KIP-618 zombie fencing: a worker frozen (SIGSTOP) mid-stream loses its exactly-once
     source to the other worker; when it wakes up it cannot commit what it had planned (the
     other run has committed since: the task's sequence fence), it stops its run, and every
     line is in the topic exactly once."""
-    props = distributed_props(
-        bootstrap,
-        "zombie",
-        **{
-            "exactly.once.source.support": "enabled",
-            "scheduled.rebalance.max.delay.ms": 1000,
-            "session.timeout.ms": 6000,
-            "heartbeat.interval.ms": 1000,
-            "spark.master": "local[1]",
-        },
-    )
+    cluster = connect_cluster(2, name="zombie", **_props(1000))
+    bootstrap, workers = cluster.bootstrap, cluster.workers
     source = tmp_path / "in0.txt"
     source.touch()
     _create_topic(bootstrap, "zombie0")
-    workers = [WorkerProcess(props, tmp_path / f"w{i}") for i in range(2)]
-    for worker in workers:
-        worker.start()
     feeder = Feeder([source])
+    assert workers[0].rest is not None
+    config = {"connector.class": "FileStreamSource", "file": str(source), "topic": "zombie0"}
+    workers[0].rest.ok("POST", "/connectors", {"name": "src0", "config": config})
+    owner_id = wait_for("the source running", lambda: _placement(workers[0], ["src0"]))["src0"]
+    owner = next(w for w in workers if _worker_id(w) == owner_id)
+    other = next(w for w in workers if w is not owner)
+    feeder.start()
+    wait_for("records flowing", lambda: feeder.written >= LINES // 5)
+    assert owner.proc is not None
+    os.killpg(owner.proc.pid, signal.SIGSTOP)
     try:
-        assert workers[0].rest is not None
-        config = {"connector.class": "FileStreamSource", "file": str(source), "topic": "zombie0"}
-        workers[0].rest.ok("POST", "/connectors", {"name": "src0", "config": config})
-        owner_id = wait_for("the source running", lambda: _placement(workers[0], ["src0"]))["src0"]
-        owner = next(w for w in workers if _worker_id(w) == owner_id)
-        other = next(w for w in workers if w is not owner)
-        feeder.start()
-        wait_for("records flowing", lambda: feeder.written >= LINES // 5)
-        assert owner.proc is not None
-        os.killpg(owner.proc.pid, signal.SIGSTOP)
-        try:
-            wait_for(
-                "the source on the other worker",
-                lambda: (p := _placement(other, ["src0"])) and p["src0"] == _worker_id(other),
-                timeout=120,
-            )
-            wait_for("more lines", lambda: feeder.written >= LINES // 2)
-        finally:
-            os.killpg(owner.proc.pid, signal.SIGCONT)
-        # Awake, it learns it left the group: the leader revokes the copy it still reports
-        # (and the other's: a connector reported twice is revoked from all, then placed once).
         wait_for(
-            "the zombie to stop its run",
-            lambda: "src0 is no longer assigned" in owner.log.read_text(errors="replace"),
+            "the source on the other worker",
+            lambda: (p := _placement(other, ["src0"])) and p["src0"] == _worker_id(other),
             timeout=120,
         )
-        assert feeder.done.wait(120), "the feeder did not finish"
-        got = wait_for(
-            "every line in the topic",
-            lambda: (
-                (p := _payloads(bootstrap, "zombie0", "read_committed"))
-                and (p if len(p) >= LINES else None)
-            ),
-            timeout=180,
-        )
-        assert got == feeder.lines(0), f"{len(got)} records, exactly once expected"
-        assert wait_for("the source running once", lambda: _placement(other, ["src0"]))
+        wait_for("more lines", lambda: feeder.written >= LINES // 2)
     finally:
-        for worker in workers:
-            worker.kill()
+        os.killpg(owner.proc.pid, signal.SIGCONT)
+    # Awake, it learns it left the group: the leader revokes the copy it still reports
+    # (and the other's: a connector reported twice is revoked from all, then placed once).
+    wait_for(
+        "the zombie to stop its run",
+        lambda: "src0 is no longer assigned" in owner.log.read_text(errors="replace"),
+        timeout=120,
+    )
+    assert feeder.done.wait(120), "the feeder did not finish"
+    got = wait_for(
+        "every line in the topic",
+        lambda: (
+            (p := _payloads(bootstrap, "zombie0", "read_committed"))
+            and (p if len(p) >= LINES else None)
+        ),
+        timeout=180,
+    )
+    assert got == feeder.lines(0), f"{len(got)} records, exactly once expected"
+    assert wait_for("the source running once", lambda: _placement(other, ["src0"]))

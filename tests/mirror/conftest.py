@@ -11,7 +11,7 @@ from seaway.broker import BrokerThread
 CLUSTER_CONFIG = {"group.initial.rebalance.delay.ms": 200, "num.partitions": 3}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster_c(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
     """A third cluster, for hub-and-spoke."""
     with BrokerThread(tmp_path_factory.mktemp("cluster-c"), config=CLUSTER_CONFIG) as b:
