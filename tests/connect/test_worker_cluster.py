@@ -26,11 +26,12 @@ import pytest
 from tests.connect.test_worker_recovery import _create_topic, _payloads
 from tests.connect.workers import WorkerProcess, wait_for
 from tests.embedded import EmbeddedConnectCluster
+from tests.soak import soak
 
 pytestmark = pytest.mark.slow
 
 SOURCES = 3
-LINES = 6_000
+LINES = soak(6_000)
 DELAY_MS = 5_000
 
 

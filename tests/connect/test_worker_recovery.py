@@ -20,10 +20,11 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.broker.clients import quiet
 from tests.connect.workers import WorkerProcess, distributed_props, line_count, wait_for
+from tests.soak import soak
 
 pytestmark = pytest.mark.slow
 
-LINES = 80_000
+LINES = soak(80_000)
 
 
 def _write_file(path: Path) -> list[str]:

@@ -28,10 +28,11 @@ from tests.mirror.test_mirror_maker import (
     _values,
     _wait,
 )
+from tests.soak import soak
 
 pytestmark = pytest.mark.slow
 
-RECORDS = 60_000
+RECORDS = soak(60_000)
 
 
 def _committed(bootstrap: str, topic: str) -> dict[int, list[bytes]]:
@@ -83,7 +84,7 @@ def test_kill9_repeatedly_every_record_exactly_once(
     remote = f"A.{topic}"
     log = tmp_path / "mm2.log"
     copied = 0
-    for kill in range(3):
+    for kill in range(soak(3)):
         proc = _start(config, log)
         try:
             wanted = copied + 4_000

@@ -12,6 +12,7 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 from pyspark.sql import SparkSession
 
 from tests.broker.clients import consume_all, create_topic, produce, quiet
+from tests.soak import soak
 from tests.spark.helpers import run_available_now
 
 pytestmark = pytest.mark.timeout(900)
@@ -70,7 +71,7 @@ def test_topic_copy_killed_repeatedly_is_exactly_once(
         produce(bootstrap, source, batch)
         sent.extend(v for _, v, _ in batch)
 
-    _run_with_kills([bootstrap, source, sink, str(checkpoint), "topic"], checkpoint, 3, feed)
+    _run_with_kills([bootstrap, source, sink, str(checkpoint), "topic"], checkpoint, soak(3), feed)
     got = consume_all(bootstrap, sink, len(sent), timeout=60, **COMMITTED)
     values = [m.value() for m in got]
     assert len(values) == len(sent), f"{len(values)} records for {len(sent)} sent"
@@ -96,7 +97,7 @@ def test_file_to_topic_killed_repeatedly_is_exactly_once(
             lines.extend(chunk)
 
     _run_with_kills(
-        [bootstrap, str(inbox), topic_name, str(checkpoint), "files"], checkpoint, 2, feed
+        [bootstrap, str(inbox), topic_name, str(checkpoint), "files"], checkpoint, soak(2), feed
     )
     got = consume_all(bootstrap, topic_name, len(lines), timeout=60, **COMMITTED)
     assert sorted(m.value().decode() for m in got) == sorted(lines)
