@@ -16,12 +16,12 @@ that names it, never dropped. Settings librdkafka already knows pass through unc
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from seaway.config import ConfigException
+from seaway.security.jaas import parse_jaas_config
 
 __all__ = ["pkcs12_to_pem", "to_librdkafka"]
 
@@ -29,7 +29,6 @@ _LOGIN_MODULES: Final = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
     "org.apache.kafka.common.security.scram.ScramLoginModule": ("SCRAM-SHA-256", "SCRAM-SHA-512"),
 }
-_OPTION: Final = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 # Java settings with no librdkafka counterpart that are harmless at these values.
 _JAVA_DEFAULTS: Final = {
     "ssl.protocol": ("TLS", "TLSv1.2", "TLSv1.3"),
@@ -43,16 +42,16 @@ _JAVA_DEFAULTS: Final = {
 
 def _jaas(value: str) -> dict[str, str]:
     """``sasl.username``/``sasl.password`` of a PLAIN or SCRAM ``sasl.jaas.config``."""
-    module = value.strip().split(None, 1)[0] if value.strip() else ""
-    if module not in _LOGIN_MODULES:
+    module = parse_jaas_config(value)
+    if module.name not in _LOGIN_MODULES:
         raise ConfigException(
-            f"sasl.jaas.config uses {module or 'no login module'}, which librdkafka cannot "
+            f"sasl.jaas.config uses {module.name}, which librdkafka cannot "
             "honour: use org.apache.kafka.common.security.plain.PlainLoginModule or "
             '...scram.ScramLoginModule with username="..." password="..."'
         )
-    options = {k: v.replace('\\"', '"') for k, v in _OPTION.findall(value)}
+    options = module.options
     if "username" not in options or "password" not in options:
-        raise ConfigException(f"sasl.jaas.config ({module}) needs username=\"...\" and "
+        raise ConfigException(f"sasl.jaas.config ({module.name}) needs username=\"...\" and "
                               "password=\"...\"")  # fmt: skip
     return {"sasl.username": options["username"], "sasl.password": options["password"]}
 

@@ -84,7 +84,7 @@ def test_https_and_basic_auth_on_a_cluster(
     for rest in (Rest(one.url, context=trusting), Rest(one.url, _basic("admin", "nope"), trusting)):
         status, body, headers = rest.call("GET", "/connectors")
         assert (status, body) == (401, "User cannot access the resource.")
-        assert headers["WWW-Authenticate"].startswith("Basic")
+        assert "WWW-Authenticate" not in headers  # Kafka's filter sets none
     admin = [Rest(w.url, _basic("admin", "admin-secret"), trusting) for w in (one, two)]
     ops = Rest(two.url, _basic("ops", "ops-secret"), trusting)
     assert admin[0].ok("GET", "/connectors") == []

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hmac
+import logging
 import os
 import re
 import shlex
@@ -29,6 +30,9 @@ from typing import Any, Final
 
 from seaway.config import ConfigException
 from seaway.config.properties import parse_properties
+from seaway.security.jaas import parse_jaas_file
+
+log = logging.getLogger(__name__)
 
 __all__ = ["BASIC_AUTH_EXTENSION", "BasicAuthMiddleware", "credentials_from_environment"]
 
@@ -36,8 +40,6 @@ BASIC_AUTH_EXTENSION: Final = (
     "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 )
 _LOGIN_MODULE: Final = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
-_SECTION: Final = re.compile(r"KafkaConnect\s*\{(.*?)\}\s*;", re.DOTALL)
-_FILE: Final = re.compile(r'\bfile\s*=\s*"([^"]*)"')
 _INTERNAL: Final = (("POST", re.compile(r"/connectors/[^/]+/tasks/?")),
                     ("PUT", re.compile(r"/connectors/[^/]+/fence/?")))  # fmt: skip
 _UNAUTHORIZED: Final = b"User cannot access the resource."
@@ -60,19 +62,23 @@ def credentials_from_environment(environ: Mapping[str, str] | None = None) -> di
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigException(f"Cannot read the JAAS file {path}: {error}") from None
-    section = _SECTION.search(text)
-    if section is None or _LOGIN_MODULE not in section.group(1):
+    modules = [m for m in parse_jaas_file(text).get("KafkaConnect", []) if m.name == _LOGIN_MODULE]
+    if not modules:
         raise ConfigException(
             f"The JAAS file {path} has no KafkaConnect section with {_LOGIN_MODULE}: add "
             f'KafkaConnect {{ {_LOGIN_MODULE} required file="/path/to/connect.password"; }};'
         )
-    found = _FILE.search(section.group(1))
-    if found is None:
+    users_file = modules[0].options.get("file")
+    if users_file is None:
         raise ConfigException(f'{_LOGIN_MODULE} in {path} needs file="<users file>"')
     try:
-        return parse_properties(Path(found.group(1)).read_text(encoding="utf-8"))
+        users = parse_properties(Path(users_file).read_text(encoding="utf-8"))
     except OSError as error:
-        raise ConfigException(f"Cannot read the users file {found.group(1)}: {error}") from None
+        raise ConfigException(f"Cannot read the users file {users_file}: {error}") from None
+    if not users:
+        log.warning("Credential properties file '%s' is empty; all requests will be permitted",
+                    users_file)  # fmt: skip
+    return users
 
 
 class BasicAuthMiddleware:
@@ -87,8 +93,8 @@ class BasicAuthMiddleware:
             await self.app(scope, receive, send)
             return
         await send({"type": "http.response.start", "status": 401, "headers": [
-            (b"content-type", b"text/plain"), (b"content-length", str(len(_UNAUTHORIZED)).encode()),
-            (b"www-authenticate", b'Basic realm="KafkaConnect"')]})  # fmt: skip
+            (b"content-type", b"text/plain"),
+            (b"content-length", str(len(_UNAUTHORIZED)).encode())]})  # fmt: skip
         await send({"type": "http.response.body", "body": _UNAUTHORIZED})
 
     @staticmethod
@@ -96,6 +102,8 @@ class BasicAuthMiddleware:
         return any(scope["method"] == m and p.fullmatch(scope["path"]) for m, p in _INTERNAL)
 
     def _allowed(self, scope: Any) -> bool:
+        if not self.credentials:  # an empty users file permits every request, as in Kafka
+            return True
         header = dict(scope.get("headers") or ()).get(b"authorization", b"")
         scheme, _, encoded = header.partition(b" ")
         if scheme.lower() != b"basic":
