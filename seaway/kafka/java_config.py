@@ -17,13 +17,13 @@ that names it, never dropped. Settings librdkafka already knows pass through unc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Final
 
 from seaway.config import ConfigException
 from seaway.security.jaas import parse_jaas_config
+from seaway.security.tls import pkcs12_to_pem, store_type
 
-__all__ = ["pkcs12_to_pem", "to_librdkafka"]
+__all__ = ["to_librdkafka"]
 
 _LOGIN_MODULES: Final = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
@@ -56,43 +56,6 @@ def _jaas(value: str) -> dict[str, str]:
     return {"sasl.username": options["username"], "sasl.password": options["password"]}
 
 
-def pkcs12_to_pem(path: str, password: str | None, what: str) -> tuple[bytes, bytes]:
-    """``(private key PEM, certificates PEM)`` of a PKCS12 store (either may be empty), for
-    what reads PEM only (librdkafka's CA settings, Python's ``ssl``)."""
-    from cryptography.hazmat.primitives.serialization import (
-        Encoding,
-        NoEncryption,
-        PrivateFormat,
-        pkcs12,
-    )
-
-    try:
-        key, cert, extra = pkcs12.load_key_and_certificates(
-            Path(path).read_bytes(), password.encode() if password else None
-        )
-    except (OSError, ValueError) as error:
-        raise ConfigException(f"Cannot read the {what} {path}: {error}") from None
-    certs = ([cert] if cert is not None else []) + list(extra or ())
-    key_pem = b"" if key is None else key.private_bytes(
-        Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())  # fmt: skip
-    return key_pem, b"".join(c.public_bytes(Encoding.PEM) for c in certs)
-
-
-def _store_type(config: Mapping[str, str], store: str) -> str:
-    kind = (config.get(f"ssl.{store}.type") or "JKS").upper()
-    location = config.get(f"ssl.{store}.location")
-    if kind == "JKS" and location:
-        raise ConfigException(
-            f"ssl.{store}.location {location} is a JKS store, which librdkafka cannot read: "
-            f"convert it with keytool -importkeystore -srckeystore {location} -destkeystore "
-            f"{store}.p12 -deststoretype PKCS12 and set ssl.{store}.type=PKCS12"
-        )
-    if kind not in ("JKS", "PKCS12", "PEM"):
-        raise ConfigException(f"Invalid value {kind} for configuration ssl.{store}.type: use "
-                              "PKCS12 or PEM")  # fmt: skip
-    return kind
-
-
 def to_librdkafka(config: Mapping[str, Any]) -> dict[str, str]:
     """*config* with the Java clients' security settings in librdkafka's names."""
     java = {k: str(v) for k, v in config.items() if v is not None}
@@ -116,7 +79,7 @@ def to_librdkafka(config: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _truststore(java: Mapping[str, str], out: dict[str, str]) -> None:
-    kind, location = _store_type(java, "truststore"), java.get("ssl.truststore.location")
+    kind, location = store_type(java, "truststore"), java.get("ssl.truststore.location")
     if "ssl.truststore.certificates" in java:
         out["ssl.ca.pem"] = java["ssl.truststore.certificates"]
     elif location and kind == "PEM":
@@ -127,7 +90,7 @@ def _truststore(java: Mapping[str, str], out: dict[str, str]) -> None:
 
 
 def _keystore(java: Mapping[str, str], out: dict[str, str]) -> None:
-    kind, location = _store_type(java, "keystore"), java.get("ssl.keystore.location")
+    kind, location = store_type(java, "keystore"), java.get("ssl.keystore.location")
     if "ssl.keystore.key" in java or "ssl.keystore.certificate.chain" in java:
         out["ssl.key.pem"] = java.get("ssl.keystore.key", "")
         out["ssl.certificate.pem"] = java.get("ssl.keystore.certificate.chain", "")

@@ -36,8 +36,8 @@ from seaway.connect.rest.basic_auth import (
     credentials_from_environment,
 )
 from seaway.connect.rest.loggers import Loggers
-from seaway.connect.rest.tls import TlsSettings
 from seaway.connect.runtime.herder import Herder
+from seaway.security.tls import TlsSettings
 
 __all__ = [
     "DEFAULT_LISTENERS",

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from seaway.config import load_properties
-from seaway.connect.rest.tls import TlsSettings
 from seaway.connect.runtime.distributed.herder import DistributedHerder
 from seaway.connect.runtime.herder import Herder
 from seaway.connect.runtime.plugins import Plugins
@@ -31,6 +30,7 @@ from seaway.connect.runtime.storage import (
 from seaway.connect.runtime.worker import Worker
 from seaway.connect.runtime.worker_config import WorkerConfig
 from seaway.connect.runtime.worker_herder import WorkerHerder
+from seaway.security.tls import TlsSettings
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,6 @@
-"""The REST API's TLS settings: listeners.https.ssl.* over ssl.*, and errors that say what
-to set (a JKS store, an https listener without a keystore, a bad ssl.client.auth)."""
+"""TLS settings as the REST API reads them (listeners.https.ssl.* over ssl.*), and errors
+that say what to set (a JKS store, an https listener without a keystore, both listener
+kinds at once)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from seaway.config import ConfigException
 from seaway.connect.rest.server import RestServer
-from seaway.connect.rest.tls import TlsSettings
+from seaway.security.tls import TlsSettings
 
 
 def test_prefixed_settings_win() -> None:

@@ -1,5 +1,6 @@
-"""HTTPS for the REST API: Kafka's ``listeners.https.ssl.*`` settings (falling back to the
-worker's ``ssl.*``) turned into the server's and the forwarding client's TLS contexts.
+"""TLS contexts from Kafka's ``ssl.*`` settings: the Connect REST API's HTTPS listeners
+(``listeners.https.ssl.*`` over the worker's ``ssl.*``), the broker's SSL and SASL_SSL
+listeners (``listener.name.<l>.ssl.*`` over ``ssl.*``) and the clients that talk to them.
 
 Keystores and truststores are PEM (``ssl.keystore.type=PEM``: a file holding the private
 key and the certificate chain, or the ``ssl.keystore.key`` / ``ssl.keystore.certificate.chain``
@@ -17,44 +18,78 @@ from pathlib import Path
 from typing import Any, Final
 
 from seaway.config import ConfigException
-from seaway.kafka.java_config import pkcs12_to_pem
 
-__all__ = ["TlsSettings"]
+__all__ = ["TlsSettings", "pkcs12_to_pem", "store_type"]
 
 _PREFIX: Final = "listeners.https."
 _CLIENT_AUTH: Final = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL,
                        "required": ssl.CERT_REQUIRED}  # fmt: skip
 
 
+def pkcs12_to_pem(path: str, password: str | None, what: str) -> tuple[bytes, bytes]:
+    """``(private key PEM, certificates PEM)`` of a PKCS12 store (either may be empty), for
+    what reads PEM only (librdkafka's CA settings, Python's ``ssl``)."""
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+        pkcs12,
+    )
+
+    try:
+        key, cert, extra = pkcs12.load_key_and_certificates(
+            Path(path).read_bytes(), password.encode() if password else None
+        )
+    except (OSError, ValueError) as error:
+        raise ConfigException(f"Cannot read the {what} {path}: {error}") from None
+    certs = ([cert] if cert is not None else []) + list(extra or ())
+    key_pem = b"" if key is None else key.private_bytes(
+        Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())  # fmt: skip
+    return key_pem, b"".join(c.public_bytes(Encoding.PEM) for c in certs)
+
+
+def store_type(config: Mapping[str, str], store: str) -> str:
+    """``ssl.<store>.type`` (JKS by default, as in Kafka); a JKS file is refused with the
+    ``keytool`` line that converts it, as neither Python's ``ssl`` nor librdkafka reads it."""
+    kind = (config.get(f"ssl.{store}.type") or "JKS").upper()
+    location = config.get(f"ssl.{store}.location")
+    if kind == "JKS" and location:
+        raise ConfigException(
+            f"ssl.{store}.location {location} is a JKS store, which Seaway does not read: "
+            f"convert it with keytool -importkeystore -srckeystore {location} -destkeystore "
+            f"{store}.p12 -deststoretype PKCS12, then set ssl.{store}.type=PKCS12"
+        )
+    if kind not in ("JKS", "PKCS12", "PEM"):
+        raise ConfigException(f"Invalid value {kind} for configuration ssl.{store}.type: use "
+                              "PKCS12 or PEM")  # fmt: skip
+    return kind
+
+
 @dataclass(frozen=True)
 class TlsSettings:
-    """The ``ssl.*`` settings of the REST API's HTTPS listeners."""
+    """The ``ssl.*`` settings of one TLS endpoint (a listener, or a client's)."""
 
     values: Mapping[str, str]
 
     @classmethod
-    def of_worker(cls, originals: Mapping[str, Any]) -> TlsSettings:
-        """``listeners.https.ssl.*`` over ``ssl.*``, as Kafka's RestServer reads them."""
+    def prefixed(cls, originals: Mapping[str, Any], prefix: str) -> TlsSettings:
+        """``<prefix>ssl.*`` over ``ssl.*``: how Kafka reads a listener's TLS settings."""
         values = {k: str(v) for k, v in originals.items() if k.startswith("ssl.")}
-        values.update({k[len(_PREFIX) :]: str(v) for k, v in originals.items()
-                       if k.startswith(_PREFIX + "ssl.")})  # fmt: skip
+        values.update({k[len(prefix) :]: str(v) for k, v in originals.items()
+                       if k.startswith(prefix + "ssl.")})  # fmt: skip
         return cls(values)
+
+    @classmethod
+    def of_worker(cls, originals: Mapping[str, Any]) -> TlsSettings:
+        """A Connect worker's HTTPS listeners: ``listeners.https.ssl.*`` over ``ssl.*``."""
+        return cls.prefixed(originals, _PREFIX)
 
     def _get(self, key: str) -> str | None:
         value = self.values.get(key)
         return value if value not in (None, "") else None
 
     def _kind(self, store: str) -> str:
-        kind = (self._get(f"ssl.{store}.type") or "JKS").upper()
-        location = self._get(f"ssl.{store}.location")
-        if kind == "JKS" and location is not None:
-            raise ConfigException(
-                f"ssl.{store}.location {location} is a JKS store, which Seaway does not read: "
-                f"convert it with keytool -importkeystore -srckeystore {location} "
-                "-destkeystore store.p12 -deststoretype PKCS12, then set "
-                f"ssl.{store}.type=PKCS12"
-            )
-        return kind
+        return store_type({k: v for k, v in self.values.items() if v}, store)
 
     def server_context(self) -> ssl.SSLContext:
         """The HTTPS listeners' context: the keystore's key and chain, client certificates
