@@ -45,4 +45,14 @@ def main(argv: list[str] | None = None) -> int:
         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
         stream=sys.stderr,
     )
-    return int(args.run(args) or 0)
+    try:
+        return int(args.run(args) or 0)
+    except ModuleNotFoundError as exc:
+        if exc.name != "pyspark" and not (exc.name or "").startswith("pyspark."):
+            raise
+        print(
+            f"error: seaway {args.command} runs on Apache Spark, which is not installed here: "
+            "pip install 'seaway[spark]' (Java 17+ is needed too)",
+            file=sys.stderr,
+        )
+        return 1

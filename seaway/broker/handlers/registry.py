@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kio.index import load_response_schema
 
 if TYPE_CHECKING:
-    from seaway.broker.broker import Broker
+    from seaway.broker.state import BrokerState
     from seaway.protocol.framing import RequestFrame
 
 __all__ = ["ZERO", "ApiHandler", "RequestContext", "handler_for", "handlers", "handles"]
@@ -28,7 +28,7 @@ ZERO = datetime.timedelta(0)
 class RequestContext:
     """What a handler gets: the broker, the decoded request and who sent it."""
 
-    broker: Broker
+    broker: BrokerState
     frame: RequestFrame
     client_host: str
 
