@@ -7,18 +7,26 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.seaway-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint bench clean prerequisites databases
+.PHONY: demo test lint soak bench clean prerequisites databases
 
 demo: $(STAMP)
 	$(PY) -m seaway demo
 
-test: $(STAMP) databases
-	$(PY) -m ruff check seaway tests bench
-	$(PY) -m pytest --durations=25 $(PYTEST_ARGS)
+test: lint databases
+	$(PY) -m pytest -n 2 --dist loadgroup --durations=25 $(PYTEST_ARGS)
 
+# Style, the layering contracts of .importlinter, and types.
 lint: $(STAMP)
 	$(PY) -m ruff check seaway tests bench
 	$(PY) -m ruff format --check seaway tests bench
+	$(VENV)/bin/lint-imports
+	$(PY) -m mypy
+
+# The kill -9 and many-records scenarios SEAWAY_SOAK times longer (more kills, more records;
+# tests/soak.py), one after the other.
+SEAWAY_SOAK ?= 10
+soak: $(STAMP) databases
+	SEAWAY_SOAK=$(SEAWAY_SOAK) $(PY) -m pytest -m slow --timeout 7200 --durations=25 $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) -m bench.broker
@@ -45,7 +53,7 @@ prerequisites:
 $(STAMP): pyproject.toml | prerequisites
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[spark,test]'
 	touch $(STAMP)
 
 clean:

@@ -37,21 +37,29 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import shutil
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench._brokers import SeawayBroker
+from bench._report import (
+    CpuMeter,
+    arg_parser,
+    fmt,
+    own_cpu,
+    render_table,
+    report_head,
+    run_in_data_dir,
+    us_per,
+)
 from bench._util import progress
 from bench._workload import create_topics
-from bench.broker import fmt
 from seaway.mirror import copier
 from seaway.mirror.copier import MirrorCopySpec, RangeSummary, copy_range
 from seaway.mirror.formats import OffsetSync
@@ -103,9 +111,9 @@ class Measurement:
         return self.records / self.wall
 
     @property
-    def cpu_us(self) -> float:
+    def cpu_us(self) -> float | None:
         """CPU microseconds (this process, all threads) per record."""
-        return self.cpu / self.records * 1e6
+        return us_per(self.cpu, self.records)
 
 
 def read_topic(bootstrap: str, topic: str, partition: int) -> list[tuple[int, bytes, bytes]]:
@@ -186,10 +194,10 @@ def measure(variant: str, a: str, b: str, partitions: int, per_partition: int) -
          "kafka.isolation.level": isolation}, streaming=True
     )  # fmt: skip
     copy = copy_floor if variant == "floor" else copy_range
-    wall, cpu = time.perf_counter(), time.process_time()
+    meter, wall = CpuMeter(cpu=own_cpu), time.perf_counter()
     for partition in range(partitions):
         copy(spec, options, OffsetRange(SOURCE_TOPIC, partition, 0, per_partition))
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    wall, cpu = time.perf_counter() - wall, meter.read()["cpu"]
     total, expected = expected_syncs(b, remote, partitions, spec.offset_lag_max)
     if total != partitions * per_partition:
         raise AssertionError(f"{variant}: {total:,} records in {remote}")
@@ -203,15 +211,13 @@ def fill_a(a: str, records: int, partitions: int, value_size: int) -> None:
     from bench.mirror import fill_source
 
     create_topics(a, [SOURCE_TOPIC], partitions)
-    filled = fill_source(a, records, partitions, value_size)
+    filled = fill_source(a, records, partitions, value_size, {})
     progress(f"A filled at {filled.records_per_s:,.0f} rec/s")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench._mirror_sink_micro", description=__doc__.split("\n\n")[0]
-    )
+    parser = arg_parser("_mirror_sink_micro", __doc__)
     parser.add_argument("--records", type=int, default=400_000)
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--value-size", type=int, default=100)
@@ -227,9 +233,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = set(variants) - set(VARIANTS)
     if unknown:
         raise SystemExit(f"unknown --variants {sorted(unknown)}; choose from {list(VARIANTS)}")
+    return run_in_data_dir(args, "copy-micro", lambda root: run(args, variants, root))
+
+
+def run(args: argparse.Namespace, variants: list[str], root: Path) -> dict[str, Any]:
+    """The best of each variant; the JSON report (a sync mismatch is an error)."""
     per_partition = args.records // args.partitions
     records = per_partition * args.partitions
-    root = Path(tempfile.mkdtemp(prefix="seaway-copy-micro-"))
     broker_a, broker_b = SeawayBroker(root / "a", {}), SeawayBroker(root / "b", {})
     best: dict[str, Measurement] = {}
     try:
@@ -249,17 +259,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         broker_b.stop()
         broker_a.stop()
-        shutil.rmtree(root, ignore_errors=True)
     print(
         f"\nmirror copy loop (seaway.mirror.copier.copy_range), {records:,} records x "
         f"{args.value_size} B, {args.partitions} ranges of {per_partition:,}; best of "
         f"{args.repeat} (by CPU); CPU = this process, librdkafka threads included"
     )
-    print(f"{'variant':<16} {'rec/s':>10} {'CPU us/rec':>10} {'syncs':>7} {'MM2 rule':>9}")
-    for variant, m in best.items():
-        same = "-" if m.expected_syncs is None else str(m.syncs == m.expected_syncs)
-        print(f"{variant:<16} {m.rate:>10,.0f} {fmt(m.cpu_us):>10} {len(m.syncs):>7} {same:>9}")
-    return 0 if all(m.expected_syncs in (None, m.syncs) for m in best.values()) else 1
+    cells = [
+        (variant, f"{m.rate:,.0f}", fmt(m.cpu_us), str(len(m.syncs)),
+         "-" if m.expected_syncs is None else str(m.syncs == m.expected_syncs))
+        for variant, m in best.items()
+    ]  # fmt: skip
+    print(render_table(("variant", "rec/s", "CPU us/rec", "syncs", "MM2 rule"), cells))
+    return {
+        **report_head("bench/_mirror_sink_micro.py"),
+        "records": records,
+        "best": {v: {"rate": m.rate, "cpu_us": m.cpu_us} for v, m in best.items()},
+        "errors": [
+            f"{v}: offset syncs differ from MM2's rule"
+            for v, m in best.items()
+            if m.expected_syncs not in (None, m.syncs)
+        ],
+    }
 
 
 if __name__ == "__main__":

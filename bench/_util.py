@@ -175,32 +175,6 @@ def own_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-@dataclass(frozen=True)
-class CpuUse:
-    """CPU seconds spent by the broker and by the benchmark client during one phase."""
-
-    broker: float
-    client: float
-
-
-class CpuMeter:
-    """Measure broker and client CPU time across a ``with`` block."""
-
-    def __init__(self, broker_pid: int) -> None:
-        self.broker_pid = broker_pid
-        self.result = CpuUse(0.0, 0.0)
-        self._start = (0.0, 0.0)
-
-    def __enter__(self) -> CpuMeter:
-        self._start = (process_cpu_seconds(self.broker_pid), own_cpu_seconds())
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        broker = process_cpu_seconds(self.broker_pid) - self._start[0]
-        client = own_cpu_seconds() - self._start[1]
-        self.result = CpuUse(broker=broker, client=client)
-
-
 def process_tree_rss(pid: int) -> dict[int, tuple[str, int]]:
     """``{pid: (command line, resident bytes)}`` of ``pid`` and every live descendant."""
     children: dict[int, list[int]] = {}

@@ -4,20 +4,19 @@ Both sides encode the same records (a 10-field login row: ints, strings, an opti
 string, a decimal, a timestamp) with the same registry (Seaway's, on an embedded broker),
 in the same process, one record at a time as Connect converts them; the registry lookups
 are cached on both sides after the first record. Reported: records/s and CPU µs per record
-for each, and Seaway's ratio to Confluent's (higher is better), serializing and reading.
+for each, and Seaway's ratio to Confluent's, serializing and reading.
 
-    .venv/bin/python -m bench.avro_converter [--records N]
+    .venv/bin/python -m bench.avro_converter [--records N] [--json PATH]
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import decimal
 import json
-import tempfile
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,16 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
+from bench._report import (
+    CpuMeter,
+    Row,
+    arg_parser,
+    comparison_table,
+    own_cpu,
+    report_head,
+    run_in_data_dir,
+    us_per,
+)
 from bench._util import progress
 from seaway.broker import BrokerThread
 from seaway.connect.api.data import Schema, SchemaBuilder, Struct
@@ -55,23 +64,28 @@ def _record(i: int) -> Struct:
     )  # fmt: skip
 
 
-def _timed(what: str, count: int, run: Callable[[], Any]) -> tuple[float, float]:
+def _timed(what: str, count: int, run: Callable[[], Any]) -> tuple[float, float | None]:
     """(records/s, CPU µs per record) of *run*."""
-    wall, cpu = time.perf_counter(), time.process_time()
+    meter, wall = CpuMeter(cpu=own_cpu), time.perf_counter()
     run()
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    progress(f"{what}: {count / wall:,.0f} records/s, {cpu / count * 1e6:.1f} µs CPU/record")
-    return count / wall, cpu / count * 1e6
+    rate, cpu = count / (time.perf_counter() - wall), us_per(meter.read()["cpu"], count)
+    progress(f"{what}: {rate:,.0f} records/s, {cpu:.1f} µs CPU/record")
+    return rate, cpu
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=100_000)
-    n = parser.parse_args().records
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = arg_parser("avro_converter", __doc__)
+    parser.add_argument("--records", type=int, default=100_000, help="default 100,000")
+    args = parser.parse_args(argv)
+    return run_in_data_dir(args, "avro", lambda root: run(args.records, root))
+
+
+def run(n: int, root: Path) -> dict[str, Any]:
+    """Both sides' writes and reads of *n* records; the JSON report."""
     records = [_record(i) for i in range(n)]
     dicts = [from_connect_value(LOGIN, r) for r in records]
     topic, context = "logins", SerializationContext("logins", MessageField.VALUE)
-    with tempfile.TemporaryDirectory() as tmp, BrokerThread(Path(tmp)) as broker:
+    with BrokerThread(root) as broker:
         props = {"listeners": "http://127.0.0.1:0",
                  "kafkastore.bootstrap.servers": broker.bootstrap_servers,
                  "kafkastore.topic.replication.factor": "1"}  # fmt: skip
@@ -94,12 +108,18 @@ def main() -> None:
             s_read = _timed("seaway read", n, lambda: [
                 seaway.to_connect_data(topic, b) for b in out])  # fmt: skip
             c_read = _timed("confluent read", n, lambda: [reader(b, context) for b in out])
-    for name, (ours, theirs) in (("write", (s_write, c_write)), ("read", (s_read, c_read))):
-        print(
-            f"{name}: {ours[0]:,.0f} vs {theirs[0]:,.0f} records/s = {ours[0] / theirs[0]:.2f}x "
-            f"({ours[1]:.1f} vs {theirs[1]:.1f} µs CPU/record)"
-        )
+    rows = [
+        Row(name, unit, ours[i], theirs[i])
+        for name, ours, theirs in (("write", s_write, c_write), ("read", s_read, c_read))
+        for i, unit in enumerate(("records/s", "µs CPU/record"))
+    ]
+    print(comparison_table(rows, "seaway", "confluent", "seaway/confluent"))
+    return {
+        **report_head("bench/avro_converter.py"),
+        "records": n,
+        "rows": [r.json("seaway", "confluent") for r in rows],
+    }
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

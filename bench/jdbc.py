@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Sequence
@@ -41,9 +40,19 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench._brokers import SeawayBroker
-from bench._util import process_cpu_seconds, process_tree_cpu_seconds, progress
+from bench._report import (
+    CpuMeter,
+    add_pairs,
+    arg_parser,
+    process_cpu,
+    render_table,
+    report_head,
+    run_in_data_dir,
+    tree_cpu,
+    us_per,
+)
+from bench._util import progress
 from bench._workload import CONSUMER_CONFIG, create_topics
-from bench.broker import parse_overrides
 from bench.connect_file import create_connector, failed_parts, query_summaries, worker_props
 from tests.databases import MariaDbServer, PostgresServer
 
@@ -55,16 +64,15 @@ INSERT_BATCH = 3000
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=200_000)
-    parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--source-config", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--sink-config", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--worker-config", action="append", default=[], metavar="KEY=VALUE")
+    parser = arg_parser("jdbc", __doc__)
+    parser.add_argument("--rows", type=int, default=200_000, help="rows copied (default 200,000)")
+    parser.add_argument("--master", default="local[2]", help="the worker's spark.master")
+    add_pairs(
+        parser, "--source-config", "extra JDBC source config (repeatable)", "source_overrides"
+    )
+    add_pairs(parser, "--sink-config", "extra JDBC sink config (repeatable)", "sink_overrides")
+    add_pairs(parser, "--worker-config", "extra worker property (repeatable)", "worker_overrides")
     args = parser.parse_args(argv)
-    args.source_overrides = parse_overrides(args.source_config)
-    args.sink_overrides = parse_overrides(args.sink_config)
-    args.worker_overrides = parse_overrides(args.worker_config)
     args.converter = "json"
     return args
 
@@ -138,7 +146,7 @@ def run_plain(bootstrap: str, mariadb: MariaDbServer, source: str, postgres: Pos
 def run_seaway(args: argparse.Namespace, bootstrap: str, mariadb: MariaDbServer, source: str,
                postgres: PostgresServer, target: str, root: Path) -> float:  # fmt: skip
     """The Connect copy; its seconds from the POSTs to the last row in PostgreSQL."""
-    from seaway.connect.runtime.connect import distributed_worker
+    from seaway.connect.assembly import distributed_worker
 
     name = f"bench-jdbc-{uuid.uuid4().hex[:6]}"
     create_topics(bootstrap, [f"{name}-events"], 1)
@@ -181,44 +189,46 @@ def run_seaway(args: argparse.Namespace, bootstrap: str, mariadb: MariaDbServer,
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="seaway-bench-jdbc-") as folder:
-        root = Path(folder)
-        broker = SeawayBroker(root / "broker", {})
-        bootstrap, broker_pid = broker.start()
-        try:
-            with MariaDbServer() as mariadb, PostgresServer() as postgres:
-                progress(f"filling MariaDB with {args.rows:,} rows")
-                fill(mariadb, "shop", args.rows)
-                results: dict[str, Any] = {"rows": args.rows}
-                for label, run in (
-                    ("plain", lambda: run_plain(bootstrap, mariadb, "shop", postgres, "plain",
-                                                args.rows)),
-                    ("seaway", lambda: run_seaway(args, bootstrap, mariadb, "shop", postgres,
-                                                  "seaway", root)),
-                ):  # fmt: skip
-                    postgres.create_database(label)
-                    cpu = process_tree_cpu_seconds(os.getpid()), process_cpu_seconds(broker_pid)
-                    seconds = run()
-                    assert postgres_rows(postgres, label) == args.rows, label
-                    client = process_tree_cpu_seconds(os.getpid()) - cpu[0]
-                    broker_cpu = process_cpu_seconds(broker_pid) - cpu[1]
-                    results[label] = {
-                        "seconds": round(seconds, 2), "rows_per_s": round(args.rows / seconds),
-                        "client_cpu_us_per_row": round(client / args.rows * 1e6, 1),
-                        "broker_cpu_us_per_row": round(broker_cpu / args.rows * 1e6, 1),
-                    }  # fmt: skip
-                    progress(f"{label}: {results[label]}")
-        finally:
-            broker.stop()
-    results["ratio"] = round(results["plain"]["seconds"] / results["seaway"]["seconds"], 3)
-    print(f"{'':8} {'seconds':>8} {'rows/s':>9} {'client µs/row':>14} {'broker µs/row':>14}")
-    for label in ("plain", "seaway"):
-        r = results[label]
-        print(f"{label:8} {r['seconds']:8.2f} {r['rows_per_s']:9,} "
-              f"{r['client_cpu_us_per_row']:14.1f} {r['broker_cpu_us_per_row']:14.1f}")  # fmt: skip
-    print(f"Seaway / plain (rate): {results['ratio']:.3f}x")
-    print(json.dumps(results))
-    return 0
+    return run_in_data_dir(args, "jdbc", lambda root: run_all(args, root))
+
+
+def run_all(args: argparse.Namespace, root: Path) -> dict[str, Any]:
+    """Both copies, each into its own PostgreSQL database; the JSON report."""
+    broker = SeawayBroker(root / "broker", {})
+    bootstrap, broker_pid = broker.start()
+    report: dict[str, Any] = {**report_head("bench/jdbc.py"), "rows": args.rows}
+    try:
+        with MariaDbServer() as mariadb, PostgresServer() as postgres:
+            progress(f"filling MariaDB with {args.rows:,} rows")
+            fill(mariadb, "shop", args.rows)
+            for label, run in (
+                ("plain", lambda: run_plain(bootstrap, mariadb, "shop", postgres, "plain",
+                                            args.rows)),
+                ("seaway", lambda: run_seaway(args, bootstrap, mariadb, "shop", postgres,
+                                              "seaway", root)),
+            ):  # fmt: skip
+                postgres.create_database(label)
+                meter = CpuMeter(client=tree_cpu(os.getpid()), broker=process_cpu(broker_pid))
+                seconds = run()
+                assert postgres_rows(postgres, label) == args.rows, label
+                cpu = {name: us_per(used, args.rows) or 0.0 for name, used in meter.read().items()}
+                report[label] = {
+                    "seconds": round(seconds, 2), "rows_per_s": round(args.rows / seconds),
+                    "client_cpu_us_per_row": round(cpu["client"], 1),
+                    "broker_cpu_us_per_row": round(cpu["broker"], 1),
+                }  # fmt: skip
+                progress(f"{label}: {report[label]}")
+    finally:
+        broker.stop()
+    report["ratio"] = round(report["plain"]["seconds"] / report["seaway"]["seconds"], 3)
+    cells = [
+        (label, f"{r['seconds']:.2f}", f"{r['rows_per_s']:,}",
+         f"{r['client_cpu_us_per_row']:.1f}", f"{r['broker_cpu_us_per_row']:.1f}")
+        for label, r in ((label, report[label]) for label in ("plain", "seaway"))
+    ]  # fmt: skip
+    print(render_table(("", "seconds", "rows/s", "client µs/row", "broker µs/row"), cells))
+    print(f"Seaway / plain (rate): {report['ratio']:.3f}x")
+    return report
 
 
 if __name__ == "__main__":

@@ -20,12 +20,13 @@ pays the JVM's class loading). Reported: seconds and rows/s per path, and the ra
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from bench._report import arg_parser, render_table, report_head, run_in_data_dir
 from bench._util import progress
 from bench.jdbc import SINK_TABLE, fill
 from tests.databases import MariaDbServer, PostgresServer
@@ -43,19 +44,25 @@ def timed(run: Callable[[], Any], repeat: int = 1) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=200_000)
+    parser = arg_parser("jdbc_paths", __doc__)
+    parser.add_argument("--rows", type=int, default=200_000, help="default 200,000")
     args = parser.parse_args(argv)
+    return run_in_data_dir(args, "jdbc-paths", lambda root: measure(args.rows, root))
+
+
+def measure(count: int, root: Path) -> dict[str, Any]:
+    """Seconds of every path for *count* rows; the JSON report."""
     import pyarrow as pa
     import pymysql.cursors
     from pyspark.sql import SparkSession
 
     with MariaDbServer() as mariadb, PostgresServer() as postgres:
-        progress(f"filling MariaDB with {args.rows:,} rows")
-        fill(mariadb, "shop", args.rows)
+        progress(f"filling MariaDB with {count:,} rows")
+        fill(mariadb, "shop", count)
         spark = (
             SparkSession.builder.master("local[2]").appName("jdbc-paths")
             .config("spark.driver.extraClassPath", JARS).config("spark.ui.enabled", "false")
+            .config("spark.local.dir", str(root))
             .getOrCreate()
         )  # fmt: skip
         rows: list[tuple[Any, ...]] = []
@@ -74,15 +81,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             )  # fmt: skip
             if partitions > 1:  # id ranges read in parallel
                 reader = reader.options(partitionColumn="id", lowerBound=1,
-                                        upperBound=args.rows, numPartitions=partitions)  # fmt: skip
-            assert reader.load().toArrow().num_rows == args.rows
+                                        upperBound=count, numPartitions=partitions)  # fmt: skip
+            assert reader.load().toArrow().num_rows == count
 
         results = {
             "python read": timed(python_read),
             "spark read": timed(lambda: spark_read(1), 2),
             "spark read x2": timed(lambda: spark_read(2), 2),
         }
-        assert len(rows) == args.rows
+        assert len(rows) == count
         table = pa.table({
             "id": [r[0] for r in rows], "name": [r[1] for r in rows],
             "amount": pa.array([r[2] for r in rows], pa.decimal128(12, 2)),
@@ -107,13 +114,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["python write"] = timed(python_write)
         results["spark write"] = timed(spark_write, 2)
         spark.stop()
-    print(f"{'path':14} {'seconds':>8} {'rows/s':>10}")
-    for label, seconds in results.items():
-        print(f"{label:14} {seconds:8.2f} {args.rows / seconds:10,.0f}")
+    cells = [(k, f"{v:.2f}", f"{count / v:,.0f}") for k, v in results.items()]
+    print(render_table(("path", "seconds", "rows/s"), cells))
     read = results["python read"] / min(results["spark read"], results["spark read x2"])
     write = results["python write"] / results["spark write"]
     print(f"read: Spark / Python = {read:.2f}x; write: Spark / Python = {write:.2f}x")
-    return 0
+    return {
+        **report_head("bench/jdbc_paths.py"),
+        "rows": count,
+        "seconds": results,
+        "read_ratio": read,
+        "write_ratio": write,
+    }
 
 
 if __name__ == "__main__":

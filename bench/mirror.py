@@ -53,8 +53,6 @@ The last stdout line is a JSON document with every figure (also written to ``--j
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import platform
 import resource
@@ -62,13 +60,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import IO, Any
 
 import confluent_kafka
@@ -77,9 +73,23 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from bench._brokers import SeawayBroker
 from bench._mirror_profile import CpuSplit, Profile, SeawayProbe
+from bench._report import (
+    KAFKA_CLIENT,
+    CpuMeter,
+    Row,
+    add_pairs,
+    add_size,
+    arg_parser,
+    attempt,
+    comparison_table,
+    fmt,
+    ratio,
+    report_head,
+    run_in_data_dir,
+    us_per,
+)
 from bench._util import MB, PeakRss, process_cpu_seconds, progress
 from bench._workload import Throughput, create_topics
-from bench.broker import Row, attempt, fmt, parse_overrides, render_table
 
 DEFAULT_RECORDS = 2_000_000
 QUICK_RECORDS = 200_000
@@ -160,14 +170,14 @@ class CopyRun:
         return (self.records - self.first_count) / (self.last_seconds - self.first_seconds)
 
     @property
-    def client_us_per_record(self) -> float:
+    def client_us_per_record(self) -> float | None:
         """Client-side CPU microseconds per record copied (start-up included)."""
-        return self.cpu.client / self.records * 1e6
+        return us_per(self.cpu.client, self.records)
 
     @property
-    def brokers_us_per_record(self) -> float:
+    def brokers_us_per_record(self) -> float | None:
         """Broker CPU microseconds (A + B) per record copied."""
-        return self.cpu.brokers / self.records * 1e6
+        return us_per(self.cpu.brokers, self.records)
 
 
 @dataclass
@@ -188,12 +198,9 @@ class Results:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Parse the command line and fill the defaults that depend on ``--quick``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.mirror", description=__doc__.split("\n\n")[0]
-    )
+    parser = arg_parser("mirror", __doc__)
     add = parser.add_argument
-    add("--quick", action="store_true", help=f"smoke run: {QUICK_RECORDS:,} records")
-    add("--records", type=int, help=f"records to mirror (default {DEFAULT_RECORDS:,})")
+    add_size(parser, DEFAULT_RECORDS, QUICK_RECORDS, "records to mirror")
     add("--partitions", type=int, default=8, help="partitions of the source topic")
     add("--value-size", type=int, default=100, help="bytes per record value")
     add("--only", choices=VARIANTS, help="run one copy only")
@@ -203,27 +210,19 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         type=int,
         help="kcat pipes: one per partition (default; keeps partitions) or 1 (partitioner)",
     )
-    add(
-        "--mm2",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="extra mm2.properties line (repeatable)",
-    )
-    add(
+    add_pairs(parser, "--mm2", "extra mm2.properties setting (repeatable)", "mm2")
+    add_pairs(
+        parser,
         "--source-producer",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="librdkafka setting of the fill producer, e.g. compression.type=zstd or "
-        "linger.ms=0 (repeatable)",
+        "librdkafka setting of the fill producer, e.g. compression.type=zstd or linger.ms=0 "
+        "(repeatable)",
+        "source_producer",
     )
-    add(
+    add_pairs(
+        parser,
         "--spark-conf",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="Spark setting for the mirror-maker (spark-defaults.conf; repeatable)",
+        "Spark setting for the mirror-maker (spark-defaults.conf; repeatable)",
+        "spark_conf",
     )
     add(
         "--profile",
@@ -232,9 +231,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="py-spy (folded stacks in PATH) and JFR (PATH.jfr) on the Seaway copy",
     )
     add("--stall-timeout", type=float, default=180.0, help="give up after this long w/o growth")
-    add("--data-root", type=Path, help="parent of the run's data directory (default $TMPDIR)")
-    add("--keep-data", action="store_true", help="keep the data directory afterwards")
-    add("--json", type=Path, metavar="PATH", help="also write the JSON result to PATH")
     args = parser.parse_args(argv)
     args.records = args.records or (QUICK_RECORDS if args.quick else DEFAULT_RECORDS)
     args.kcat_pipes = args.kcat_pipes or args.partitions
@@ -243,8 +239,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.value_size < 12:
         parser.error("--value-size must be at least 12 (the record number is in the value)")
     args.variants = [args.only] if args.only else list(VARIANTS)
-    args.spark_conf = parse_overrides(args.spark_conf)
-    args.source_producer = parse_overrides(args.source_producer)
     return args
 
 
@@ -390,25 +384,12 @@ def watch(
         time.sleep(TICK_S)
 
 
-class BrokerCpu:
-    """CPU seconds of both broker processes since construction."""
-
-    def __init__(self, pids: Sequence[int]) -> None:
-        self.pids = list(pids)
-        self.start = self._read()
-
-    def _read(self) -> float:
-        return sum(process_cpu_seconds(pid) for pid in self.pids)
-
-    def used(self) -> float:
-        """CPU seconds used since construction."""
-        return self._read() - self.start
-
-
-def children_cpu_seconds() -> float:
-    """User + system seconds of every reaped child (and what they reaped)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def cpu_meter(broker_pids: Sequence[int]) -> CpuMeter:
+    """CPU time of the brokers, and of this process's reaped children (kcat's pipes)."""
+    return CpuMeter(
+        client=lambda: sum(resource.getrusage(resource.RUSAGE_CHILDREN)[:2]),
+        brokers=lambda: sum(process_cpu_seconds(pid) for pid in broker_pids),
+    )
 
 
 # --------------------------------------------------------------------------- kcat
@@ -447,8 +428,7 @@ def run_kcat(args: argparse.Namespace, a: str, b: str, broker_pids: Sequence[int
         f"{' '.join(commands[0][1])}"
     )
     count = EndOffsets(b, KCAT_TOPIC, args.partitions)
-    brokers = BrokerCpu(broker_pids)
-    cpu_before = children_cpu_seconds()
+    meter = cpu_meter(broker_pids)
     started = time.perf_counter()
     processes: list[subprocess.Popen[bytes]] = []
     exits: list[float] = []  # when each process ended, to the microsecond (not the tick)
@@ -486,7 +466,7 @@ def run_kcat(args: argparse.Namespace, a: str, b: str, broker_pids: Sequence[int
         first_seconds=timeline.first_seconds,
         first_count=timeline.first_count,
         last_seconds=timeline.last_seconds,
-        cpu=Cpu(client=children_cpu_seconds() - cpu_before, brokers=brokers.used()),
+        cpu=Cpu(**meter.read()),
         command=[*commands[0][0], "|", *commands[0][1]],
     )
     if args.kcat_pipes > 1:  # with one pipe the partitioner moved records: nothing to compare
@@ -510,7 +490,7 @@ def mm2_properties(args: argparse.Namespace, a: str, b: str) -> str:
         "checkpoints.topic.replication.factor = 1",
         "heartbeats.topic.replication.factor = 1",
         f"spark.master = {args.master}",
-        *(line.replace("=", " = ", 1) for line in args.mm2),
+        *(f"{key} = {value}" for key, value in args.mm2.items()),
     ]
     return "\n".join(lines) + "\n"
 
@@ -593,7 +573,7 @@ def run_seaway(
     maker = MirrorMakerProcess(config, root / "mirror-maker.log", args.spark_conf)
     count = EndOffsets(b, f"A.{SOURCE_TOPIC}", args.partitions)
     progress(f"seaway: {' '.join(maker.command)}")
-    brokers = BrokerCpu(broker_pids)
+    meter = cpu_meter(broker_pids)
     started = time.perf_counter()
     pid = maker.start()
     ready: list[float] = []
@@ -609,7 +589,7 @@ def run_seaway(
         )
         seconds = time.perf_counter() - started
         split = probe.last_tick()
-        broker_cpu = brokers.used()
+        broker_cpu = meter.read()["brokers"]
     except BaseException:
         progress("mirror-maker log tail:\n" + maker.log_tail())
         raise
@@ -640,7 +620,7 @@ def run_seaway(
 
 
 def build_rows(results: Results) -> list[Row]:
-    """Table rows, Seaway against kcat (broker.py's Row: the reference sits in ``tansu``)."""
+    """Table rows, Seaway against kcat."""
     seaway, kcat = results.seaway, results.kcat
 
     def both(pick: Callable[[CopyRun], float | None]) -> tuple[float | None, float | None]:
@@ -666,18 +646,12 @@ def build_rows(results: Results) -> list[Row]:
     ]  # fmt: skip
 
 
-def table(rows: list[Row]) -> str:
-    """broker.py's table, kcat as the reference column."""
-    return render_table(rows, "kcat")
-
-
 def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> None:
     """Print the human-readable report to stdout."""
     print(
         f"\nMirror benchmark: {results.records:,} records ({results.value_size} B values, "
         f"{KEY_BYTES} B keys, {args.partitions} partitions) from broker A to broker B (two "
-        f"Seaway broker subprocesses); Python {platform.python_version()}, confluent-kafka "
-        f"{confluent_kafka.__version__} (librdkafka {confluent_kafka.libversion()[0]}), "
+        f"Seaway broker subprocesses); Python {platform.python_version()}, {KAFKA_CLIENT}, "
         f"{kcat_version()}, {os.cpu_count()} CPUs"
     )
     if results.fill is not None:
@@ -693,7 +667,7 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
         f"seaway: seaway mirror-maker mm2.properties (A->B, spark.master={args.master}); keeps "
         "partition, order, key, value, headers, timestamp; writes offset syncs + MM2 offsets"
     )
-    print(table(rows))
+    print(comparison_table(rows, "seaway", "kcat", "seaway/kcat"))
     print(
         "end to end = process start until B's end offsets sum to the record count (Seaway: "
         "JVM + SparkSession start-up included); steady = first to last tick with records on "
@@ -718,10 +692,10 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
         )
     if seaway is not None and kcat is not None:
         for label, value in (("end to end", seaway.rate), ("steady", seaway.steady_rate)):
-            ratio = value / kcat.rate if value else None
+            times = ratio(value, kcat.rate)
             aim = AIMS[label]
-            verdict = "-" if ratio is None else ("MET" if ratio >= aim else "NOT MET")
-            print(f"aim Seaway >= {aim}x kcat, {label}: {fmt(ratio)} -> {verdict}")
+            verdict = "-" if times is None else ("MET" if times >= aim else "NOT MET")
+            print(f"aim Seaway >= {aim}x kcat, {label}: {fmt(times)} -> {verdict}")
     if seaway is not None and seaway.first_seconds is not None:
         verdict = "MET" if seaway.first_seconds <= FIRST_RECORD_AIM_S else "NOT MET"
         print(
@@ -773,15 +747,7 @@ def run_json(run: CopyRun | None) -> dict[str, Any] | None:
 def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> dict[str, Any]:
     """Every figure as one JSON-serialisable document."""
     return {
-        "benchmark": "bench/mirror.py",
-        "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "host": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "confluent_kafka": confluent_kafka.__version__,
-            "librdkafka": confluent_kafka.libversion()[0],
-            "kcat": kcat_version(),
-        },
+        **report_head("bench/mirror.py", kcat=kcat_version()),
         "config": {
             "records": results.records,
             "value_size": results.value_size,
@@ -794,7 +760,7 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
             "source_producer": args.source_producer,
             "quick": args.quick,
         },
-        "rows": [{**asdict(r), "kcat": r.tansu, "ratio": r.ratio} for r in rows],
+        "rows": [r.json("seaway", "kcat") for r in rows],
         "fill": asdict(results.fill) if results.fill else None,
         "kcat": run_json(results.kcat),
         "seaway": run_json(results.seaway),
@@ -804,11 +770,6 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
 
 
 # --------------------------------------------------------------------------- main
-
-
-def _interrupt(signum: int, _frame: FrameType | None) -> None:
-    """SIGTERM behaves like Ctrl-C, so every ``finally`` cleans up."""
-    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def run_all(args: argparse.Namespace, root: Path, results: Results) -> None:
@@ -847,35 +808,15 @@ def run_all(args: argparse.Namespace, root: Path, results: Results) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the benchmark, print the report and a final JSON line."""
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _interrupt)
-    if args.data_root is not None:
-        args.data_root.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix="seaway-mirror-bench-", dir=args.data_root))
-    progress(f"data directory {root}")
-    results = Results(records=args.records, value_size=args.value_size)
-    ok = interrupted = False
-    try:
+
+    def run(root: Path) -> dict[str, Any]:
+        results = Results(records=args.records, value_size=args.value_size)
         run_all(args, root, results)
         rows = build_rows(results)
         print_report(args, results, rows)
-        line = json.dumps(json_report(args, results, rows))
-        print(line, flush=True)
-        if args.json is not None:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(line + "\n")
-            progress(f"wrote {args.json}")
-        ok = not results.errors
-    except KeyboardInterrupt:
-        interrupted = True
-        progress("interrupted")
-    finally:
-        if args.keep_data:
-            progress(f"kept {root}")
-        else:
-            shutil.rmtree(root, ignore_errors=True)
-    if interrupted:
-        return 130
-    return 0 if ok else 1
+        return json_report(args, results, rows)
+
+    return run_in_data_dir(args, "mirror", run)
 
 
 if __name__ == "__main__":

@@ -16,15 +16,14 @@ mirror-maker's process tree, so bench.mirror's client CPU figures cover the driv
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bench import mirror
+from bench._report import arg_parser, report_head, run_in_data_dir
 from bench._util import progress
 from seaway.spark.standalone import StandaloneCluster
 
@@ -35,7 +34,7 @@ def run(workers: int, records: int, root: Path) -> dict[str, Any]:
         out = root / f"mirror-{workers}.json"
         code = mirror.main(
             ["--only", "seaway", "--records", str(records), "--master", cluster.url,
-             "--json", str(out)]
+             "--json", str(out), "--data-root", str(root)]
         )  # fmt: skip
         if code != 0:
             raise SystemExit(f"bench.mirror failed with {workers} worker(s)")
@@ -43,22 +42,25 @@ def run(workers: int, records: int, root: Path) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.mirror_scaling")
-    parser.add_argument("--records", type=int, default=4_000_000)
-    parser.add_argument("--json", type=Path, help="also write the result here")
+    parser = arg_parser("mirror_scaling", __doc__)
+    parser.add_argument("--records", type=int, default=4_000_000, help="default 4,000,000")
     args = parser.parse_args(argv)
-    root = Path(tempfile.mkdtemp(prefix="seaway-mirror-scaling-"))
-    runs = {n: run(n, args.records, root) for n in (1, 2)}
-    one, two = runs[1], runs[2]
+    return run_in_data_dir(args, "mirror-scaling", lambda root: scaling(args.records, root))
+
+
+def scaling(records: int, root: Path) -> dict[str, Any]:
+    """Both runs and their ratios; the JSON report."""
+    one, two = (run(n, records, root) for n in (1, 2))
     result = {
-        "records": args.records,
+        **report_head("bench/mirror_scaling.py"),
+        "records": records,
         "one_worker": {"rate": one["rate"], "steady_rate": one["steady_rate"]},
         "two_workers": {"rate": two["rate"], "steady_rate": two["steady_rate"]},
         "scaling_end_to_end": two["rate"] / one["rate"],
         "scaling_steady": (two["steady_rate"] or 0) / (one["steady_rate"] or 1),
     }
     print(
-        f"\nMirror on a standalone cluster, {args.records:,} records of 100 B:\n"
+        f"\nMirror on a standalone cluster, {records:,} records of 100 B:\n"
         f"  1 worker x 1 core:  {one['rate']:,.0f} rec/s end to end, "
         f"{one['steady_rate'] or 0:,.0f} steady\n"
         f"  2 workers x 1 core: {two['rate']:,.0f} rec/s end to end, "
@@ -66,10 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"  scaling: {result['scaling_end_to_end']:.2f}x end to end, "
         f"{result['scaling_steady']:.2f}x steady"
     )
-    print(json.dumps(result), flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(result) + "\n")
-    return 0
+    return result
 
 
 if __name__ == "__main__":

@@ -48,12 +48,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
-import platform
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -61,7 +57,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import confluent_kafka
 import pyspark
 from confluent_kafka import (
     OFFSET_BEGINNING,
@@ -77,9 +72,23 @@ from pyspark.sql.streaming import StreamingQuery
 
 import seaway.spark
 from bench import _arrow_ceiling
-from bench._util import own_cpu_seconds, process_tree_cpu_seconds, progress
+from bench._report import (
+    KAFKA_CLIENT,
+    CpuMeter,
+    Row,
+    add_pairs,
+    add_size,
+    arg_parser,
+    attempt,
+    comparison_table,
+    fmt,
+    own_cpu,
+    report_head,
+    run_in_data_dir,
+    tree_cpu,
+)
+from bench._util import progress
 from bench._workload import CONSUMER_CONFIG, create_topics, produce, stored_records, unique_name
-from bench.broker import attempt, fmt, parse_overrides
 from seaway.broker import BrokerProcess
 
 DEFAULT_RECORDS = 2_000_000
@@ -125,26 +134,10 @@ class Cpu:
         return self.client + self.spark
 
 
-class CpuWatch:
-    """Measure broker, own and Spark-JVM-tree CPU time across a ``with`` block."""
-
-    def __init__(self, broker_pid: int, jvm_pid: int | None) -> None:
-        self.broker_pid = broker_pid
-        self.jvm_pid = jvm_pid
-        self.result = Cpu(0.0, 0.0, 0.0)
-        self._start = (0.0, 0.0, 0.0)
-
-    def _read(self) -> tuple[float, float, float]:
-        spark = process_tree_cpu_seconds(self.jvm_pid) if self.jvm_pid else 0.0
-        return process_tree_cpu_seconds(self.broker_pid), own_cpu_seconds(), spark
-
-    def __enter__(self) -> CpuWatch:
-        self._start = self._read()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        now = self._read()
-        self.result = Cpu(*(after - before for after, before in zip(now, self._start, strict=True)))
+def cpu_meter(broker_pid: int, jvm_pid: int | None) -> CpuMeter:
+    """CPU time of the broker's tree, this process, and the Spark JVM's tree."""
+    spark = tree_cpu(jvm_pid) if jvm_pid else lambda: 0.0
+    return CpuMeter(broker=tree_cpu(broker_pid), client=own_cpu, spark=spark)
 
 
 @dataclass(frozen=True)
@@ -219,60 +212,33 @@ class Results:
     errors: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Row:
-    """One line of the comparison table."""
-
-    workload: str
-    unit: str
-    spark: float | None
-    plain: float | None
-
-    @property
-    def ratio(self) -> float | None:
-        """Ratio spark / plain, when both figures exist."""
-        if self.spark is None or not self.plain:
-            return None
-        return self.spark / self.plain
-
-
 # --------------------------------------------------------------------------- CLI
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Parse the command line and fill the size defaults that depend on ``--quick``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.spark_kafka", description=__doc__.split("\n\n")[0]
-    )
+    parser = arg_parser("spark_kafka", __doc__)
     add = parser.add_argument
-    add("--quick", action="store_true", help=f"smaller run ({QUICK_RECORDS:,} records)")
-    add("--records", type=int, help=f"records in the input topic (default {DEFAULT_RECORDS:,})")
+    add_size(parser, DEFAULT_RECORDS, QUICK_RECORDS, "records in the input topic")
     add("--value-size", type=int, default=100, help="bytes per record value")
     add("--partitions", type=int, default=8, help="partitions of every topic")
     add("--cores", type=int, default=2, help="Spark runs on local[CORES]")
     add("--warmup-records", type=int, default=WARMUP_RECORDS, help="records in the warm-up")
-    add(
+    add_pairs(
+        parser,
         "--source-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="extra Spark Kafka source option, e.g. kafka.fetch.wait.max.ms=10 (repeatable)",
+        "extra Spark Kafka source option, e.g. kafka.fetch.wait.max.ms=10 (repeatable)",
+        "source_options",
     )
-    add(
+    add_pairs(
+        parser,
         "--sink-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="extra Spark Kafka sink option for both Spark copies, e.g. "
+        "extra Spark Kafka sink option for both Spark copies, e.g. "
         "kafka.reconnect.backoff.ms=10 (repeatable)",
+        "sink_options",
     )
-    add("--data-root", type=Path, help="parent of the run's data directory (default $TMPDIR)")
-    add("--keep-data", action="store_true", help="keep the data directory afterwards")
-    add("--json", type=Path, metavar="PATH", help="also write the JSON result to PATH")
     args = parser.parse_args(argv)
     args.records = args.records or (QUICK_RECORDS if args.quick else DEFAULT_RECORDS)
-    args.source_options = parse_overrides(args.source_option)
-    args.sink_options = parse_overrides(args.sink_option)
     args.master = f"local[{args.cores}]"
     return args
 
@@ -378,7 +344,7 @@ def sink_options(args: argparse.Namespace, exactly_once: bool) -> dict[str, str]
     return {**args.sink_options, **(EXACTLY_ONCE_SINK_OPTIONS if exactly_once else {})}
 
 
-def run_query(start: Callable[[], StreamingQuery], watch: CpuWatch) -> SparkRun:
+def run_query(start: Callable[[], StreamingQuery], watch: CpuMeter) -> SparkRun:
     """Start a query, wait for it to end, and sum its progress (rows, durations)."""
     with watch:
         started_at = time.time()  # the clock of the progress timestamps
@@ -401,7 +367,7 @@ def run_query(start: Callable[[], StreamingQuery], watch: CpuWatch) -> SparkRun:
         batches=len(batches),
         durations=durations,
         before_first_trigger=max(0.0, first_trigger - started_at),
-        cpu=watch.result,
+        cpu=Cpu(**watch.used),
     )
 
 
@@ -409,7 +375,7 @@ def run_query(start: Callable[[], StreamingQuery], watch: CpuWatch) -> SparkRun:
 
 
 def plain_read(
-    bootstrap: str, topic: str, partitions: int, expected: int, watch: CpuWatch
+    bootstrap: str, topic: str, partitions: int, expected: int, watch: CpuMeter
 ) -> PlainRun:
     """Consume ``topic`` from the beginning, touching every record, until ``expected`` arrive."""
     records = size = 0
@@ -429,11 +395,11 @@ def plain_read(
             seconds = time.perf_counter() - started
         finally:
             consumer.close()
-    return PlainRun(records=records, bytes=size, seconds=seconds, cpu=watch.result)
+    return PlainRun(records=records, bytes=size, seconds=seconds, cpu=Cpu(**watch.used))
 
 
 def plain_copy(
-    bootstrap: str, source: str, destination: str, partitions: int, expected: int, watch: CpuWatch
+    bootstrap: str, source: str, destination: str, partitions: int, expected: int, watch: CpuMeter
 ) -> PlainRun:
     """Copy ``expected`` records' keys and values from ``source`` to ``destination``."""
     failures: list[str] = []
@@ -470,7 +436,7 @@ def plain_copy(
             consumer.close()
     if remaining or failures:
         raise KafkaException(f"{remaining} unacknowledged, {len(failures)} failed: {failures[:3]}")
-    return PlainRun(records=records, bytes=size, seconds=seconds, cpu=watch.result)
+    return PlainRun(records=records, bytes=size, seconds=seconds, cpu=Cpu(**watch.used))
 
 
 def new_consumer(bootstrap: str) -> Consumer:
@@ -660,7 +626,7 @@ class Topics:
 def measure(
     spark: SparkSession,
     bootstrap: str,
-    watch: Callable[[], CpuWatch],
+    watch: Callable[[], CpuMeter],
     topics: Topics,
     args: argparse.Namespace,
     root: Path,
@@ -779,7 +745,7 @@ def run_all(args: argparse.Namespace, root: Path, results: Results) -> None:
             results.warmup_seconds = warm_up(spark, bootstrap, args, root)
             progress(f"warm-up took {results.warmup_seconds:.1f} s")
             measure(
-                spark, bootstrap, lambda: CpuWatch(broker.pid, pid), topics, args, root, results
+                spark, bootstrap, lambda: cpu_meter(broker.pid, pid), topics, args, root, results
             )
 
         for label, topic in (("Spark copy", topics.spark_copy), ("plain copy", topics.plain_copy)):
@@ -869,23 +835,6 @@ def per_core(value: float | None, cores: int) -> float | None:
     return None if value is None else value / cores
 
 
-def render_table(rows: list[Row]) -> str:
-    """Render rows as an aligned text table."""
-    header = ("workload", "unit", "seaway spark", "plain loop", "spark/plain")
-    cells = [header] + [
-        (r.workload, r.unit, fmt(r.spark), fmt(r.plain), fmt(r.ratio)) for r in rows
-    ]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-
-    def line(values: Sequence[str]) -> str:
-        left = [values[i].ljust(widths[i]) for i in range(2)]
-        right = [values[i].rjust(widths[i]) for i in range(2, len(values))]
-        return "  ".join(left + right)
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(c) for c in cells[1:])])
-
-
 def per_core_ratios(results: Results, cores: int) -> dict[str, float] | None:
     """Spark's read rate per core over the plain loop's (one core), by progress and wall."""
     spark, plain = results.spark_read, results.plain_read
@@ -913,8 +862,7 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
     print(
         f"\nSpark Kafka benchmark: {args.records:,} records x {args.value_size} B, "
         f"{args.partitions} partitions, Seaway broker subprocess; Spark {pyspark.__version__} "
-        f"{args.master}, confluent-kafka {confluent_kafka.__version__} (librdkafka "
-        f"{confluent_kafka.libversion()[0]}), {os.cpu_count()} CPUs on this host"
+        f"{args.master}, {KAFKA_CLIENT}, {os.cpu_count()} CPUs on this host"
     )
     print(
         f"warm-up first, not measured: an availableNow read into noop and two copies "
@@ -925,7 +873,7 @@ def print_report(args: argparse.Namespace, results: Results, rows: list[Row]) ->
         print(f"extra source options: {args.source_options}")
     if args.sink_options:
         print(f"extra sink options (both Spark copies): {args.sink_options}")
-    print(render_table(rows))
+    print(comparison_table(rows, "seaway spark", "plain loop", "spark/plain"))
     print(
         "progress = sum numInputRows / sum durationMs.triggerExecution; wall = start() .. "
         "awaitTermination(), query start included; plain loops: client creation .. last "
@@ -996,15 +944,7 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
     ratios = per_core_ratios(results, args.cores)
     eos = exactly_once_ratios(results)
     return {
-        "benchmark": "bench/spark_kafka.py",
-        "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "host": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "pyspark": pyspark.__version__,
-            "confluent_kafka": confluent_kafka.__version__,
-            "librdkafka": confluent_kafka.libversion()[0],
-        },
+        **report_head("bench/spark_kafka.py", pyspark=pyspark.__version__),
         "config": {
             "records": args.records,
             "value_size": args.value_size,
@@ -1020,16 +960,7 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
             "exactly_once_sink_options": EXACTLY_ONCE_SINK_OPTIONS,
             "quick": args.quick,
         },
-        "rows": [
-            {
-                "workload": r.workload,
-                "unit": r.unit,
-                "spark": r.spark,
-                "plain": r.plain,
-                "ratio": r.ratio,
-            }
-            for r in rows
-        ],
+        "rows": [r.json("spark", "plain") for r in rows],
         "produce_records_per_s": results.produce_rate,
         "warmup_seconds": results.warmup_seconds,
         "spark_read": spark_json(results.spark_read),
@@ -1063,29 +994,15 @@ def json_report(args: argparse.Namespace, results: Results, rows: list[Row]) -> 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the benchmark, print the report and a final JSON line."""
     args = parse_args(argv)
-    if args.data_root is not None:
-        args.data_root.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix="seaway-spark-bench-", dir=args.data_root))
-    progress(f"data directory {root}")
-    results = Results()
-    ok = False
-    try:
+
+    def run(root: Path) -> dict[str, Any]:
+        results = Results()
         attempt(results.errors, "run", lambda: run_all(args, root, results))
         rows = build_rows(results, args.cores)
         print_report(args, results, rows)
-        line = json.dumps(json_report(args, results, rows))
-        print(line, flush=True)
-        if args.json is not None:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(line + "\n")
-            progress(f"wrote {args.json}")
-        ok = not results.errors
-    finally:
-        if args.keep_data or not ok:
-            progress(f"kept {root}")
-        else:
-            shutil.rmtree(root, ignore_errors=True)
-    return 0 if ok else 1
+        return json_report(args, results, rows)
+
+    return run_in_data_dir(args, "spark", run, keep_on_failure=True)
 
 
 if __name__ == "__main__":

@@ -245,7 +245,7 @@ def _connect_walkthrough(bootstrap: str, directory: Path) -> bool:
     """The seed's Connect session (ch. 7) against a distributed worker on this broker."""
     import json
 
-    from seaway.connect.runtime.connect import distributed_worker
+    from seaway.connect.assembly import distributed_worker
 
     config = directory / "config"
     config.mkdir(parents=True, exist_ok=True)
@@ -320,6 +320,8 @@ def _read_topic(bootstrap: str, topic: str, count: int) -> list[str]:
     values: list[str] = []
     deadline = time.monotonic() + 120
     while len(values) < count and time.monotonic() < deadline:
-        values += [m.value().decode() for m in reader.consume(100, 0.5) if m.error() is None]
+        values += [
+            (m.value() or b"").decode() for m in reader.consume(100, 0.5) if m.error() is None
+        ]
     reader.close()
     return values

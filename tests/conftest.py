@@ -14,6 +14,24 @@ import pytest
 from seaway.broker import BrokerThread
 from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 
+# Tests that need no Spark and no worker processes: `make test` spreads them over both xdist
+# workers while the rest (Spark, Connect workers, mirrors, databases: each test already uses
+# both cores) run one after the other on one worker, in the "engines" group.
+_LIGHT_DIRS = ("unit", "broker", "kafka")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests_dir = Path(__file__).parent
+    engines, light = [], []
+    for item in items:
+        top = item.path.relative_to(tests_dir).parts[0]
+        if top in _LIGHT_DIRS:
+            light.append(item)
+        else:
+            item.add_marker(pytest.mark.xdist_group("engines"))
+            engines.append(item)
+    items[:] = engines + light  # the long group is handed out first
+
 
 @pytest.fixture(scope="session")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:

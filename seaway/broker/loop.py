@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
+from types import ModuleType
 from typing import Any, TypeVar
 
+uvloop: ModuleType | None
 try:
     import uvloop
 except ImportError:  # pragma: no cover - uvloop is a dependency except on Windows

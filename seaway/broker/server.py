@@ -14,6 +14,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
+from kio.static.primitive import i16
 
 from seaway.broker.handlers import handler_for
 from seaway.broker.handlers.registry import RequestContext
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Connection"]
 
 _SIZE = struct.Struct(">i")
-_API_VERSIONS = 18
+_API_VERSIONS = i16(18)
 _CLOSE = object()
 _WRITE_HIGH_WATER = 4 << 20
 
@@ -122,7 +123,9 @@ class Connection:
                 ApiVersionsResponse(
                     error_code=ErrorCode.unsupported_version,
                     api_keys=(
-                        ApiVersion(api_key=_API_VERSIONS, min_version=0, max_version=max_version),
+                        ApiVersion(
+                            api_key=_API_VERSIONS, min_version=i16(0), max_version=i16(max_version)
+                        ),
                     ),
                 ),
             )

@@ -31,7 +31,7 @@ def add_parser(sub: Any, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from seaway.connect.runtime.connect import (
+    from seaway.connect.assembly import (
         distributed_worker,
         standalone_worker,
         submit_connector_files,

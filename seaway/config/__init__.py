@@ -2,7 +2,8 @@
 
 Define configs with :class:`ConfigDef`, parse properties into a typed
 :class:`Config`, and read/write Java ``.properties`` files. This package is the
-bottom of Seaway's dependency graph: it imports only the standard library.
+bottom of Seaway's dependency graph: it imports only the standard library and
+``javaproperties``.
 """
 
 from seaway.config.base import Config

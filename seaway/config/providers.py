@@ -2,8 +2,8 @@
 resolved when a connector or task starts and stored unresolved.
 
 A worker names its providers in ``config.providers`` and configures each with
-``config.providers.<name>.class`` (Kafka's class names below) and
-``config.providers.<name>.param.<param>``:
+``config.providers.<name>.class`` (Kafka's class names below, their aliases, or the Python
+path of another :class:`ConfigProvider`) and ``config.providers.<name>.param.<param>``:
 
 * ``org.apache.kafka.common.config.provider.FileConfigProvider``: ``${file:<path>:<key>}``
   is *key* of the Java properties file at *path*;
@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Final
 
 from seaway.config.errors import ConfigException
+from seaway.config.plugins import CONFIG_PROVIDERS, load_class, plugin_names
 from seaway.config.properties import parse_properties
 
 __all__ = [
@@ -133,13 +134,6 @@ class EnvVarConfigProvider(ConfigProvider):
         return {k: os.environ[k] for k in keys if k in os.environ and self.allowlist.fullmatch(k)}
 
 
-_CLASSES: Final[dict[str, type[ConfigProvider]]] = {
-    FILE_PROVIDER: FileConfigProvider,
-    DIRECTORY_PROVIDER: DirectoryConfigProvider,
-    ENV_PROVIDER: EnvVarConfigProvider,
-}
-
-
 class ConfigTransformer:
     """Resolves ``${provider:path:key}`` references with a worker's providers."""
 
@@ -154,15 +148,17 @@ class ConfigTransformer:
         for name in filter(None, names):
             class_key = f"config.providers.{name}.class"
             class_name = str(worker_config.get(class_key) or "")
-            if class_name not in _CLASSES:
+            try:
+                provider_class = load_class(class_name, CONFIG_PROVIDERS, ConfigProvider)
+            except (LookupError, ImportError):
                 raise ConfigException(
                     f"Invalid value {class_name!r} for configuration {class_key}: use one of "
-                    f"{', '.join(sorted(_CLASSES))}"
-                )
+                    f"{', '.join(plugin_names(CONFIG_PROVIDERS))}"
+                ) from None
             prefix = f"config.providers.{name}.param."
             params = {k[len(prefix) :]: str(v) for k, v in worker_config.items()
                       if k.startswith(prefix)}  # fmt: skip
-            provider = _CLASSES[class_name]()
+            provider = provider_class()
             provider.configure(params)
             providers[name] = provider
         return cls(providers)

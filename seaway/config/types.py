@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import enum
-import importlib
 import re
 from typing import Any, Final, Literal
 
 from seaway.config._text import java_str, java_trim, type_name
 from seaway.config.errors import ConfigException
+from seaway.config.plugins import load_class
 
 HIDDEN: Final = "[hidden]"
 
@@ -156,36 +156,6 @@ def _parse_list(name: str, value: Any, trimmed: str | None) -> list[Any]:
     if isinstance(value, list | tuple):
         return list(value)
     raise ConfigException(name, value, "Expected a comma separated list.")
-
-
-def load_class(qualified_name: str) -> type:
-    """Import a class from ``package.module.Class`` or ``package.module:Outer.Inner``.
-
-    Raises ``LookupError`` if it cannot be found; other import errors propagate.
-    """
-    if ":" in qualified_name:
-        module_name, _, attrs = qualified_name.partition(":")
-        candidates = [(module_name, attrs.split("."))]
-    else:
-        parts = qualified_name.split(".")
-        candidates = [(".".join(parts[:i]), parts[i:]) for i in range(len(parts) - 1, 0, -1)]
-    for module_name, attrs in candidates:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            missing = exc.name or ""
-            if missing and (module_name == missing or module_name.startswith(missing + ".")):
-                continue  # this prefix is not a module; try a shorter one
-            raise
-        obj: Any = module
-        for attr in attrs:
-            obj = getattr(obj, attr, None)
-            if obj is None:
-                raise LookupError(qualified_name)
-        if not isinstance(obj, type):
-            raise LookupError(qualified_name)
-        return obj
-    raise LookupError(qualified_name)
 
 
 def _parse_class(name: str, value: Any, trimmed: str | None) -> type:

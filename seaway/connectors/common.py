@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from seaway import __version__
@@ -19,7 +19,7 @@ class UniformSinkConnector(SinkConnector):
     :meth:`task_class`."""
 
     config_def: ClassVar[ConfigDef]
-    settings: ClassVar[Callable[[Mapping[str, str]], Any]]
+    settings: ClassVar[staticmethod[[Mapping[str, str]], Any]]
 
     def __init__(self) -> None:
         super().__init__()

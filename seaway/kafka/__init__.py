@@ -9,6 +9,8 @@ TLS or SASL use confluent-kafka's record path until this client supports them.
 
 Layers: :mod:`~seaway.kafka.connection` (one broker, requests in order),
 :mod:`~seaway.kafka.cluster` (metadata, leaders, coordinators, retries),
-:mod:`~seaway.kafka.fetcher` and :mod:`~seaway.kafka.producer`.
-It imports nothing of the broker.
+:mod:`~seaway.kafka.fetcher` and :mod:`~seaway.kafka.producer`. Beside them, for this client
+and confluent-kafka's alike: :mod:`~seaway.kafka.pool` (the clients a process shares) and
+:mod:`~seaway.kafka.transactions` (a range written exactly once). It imports nothing of the
+broker, Spark, Connect or the mirror.
 """

@@ -29,25 +29,17 @@ acknowledged at target offset ``d0`` maps record by record to ``d0..d0+n-1``, an
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Final
 
 from seaway.connect.api.structs import TopicPartition
+from seaway.kafka import pool
 from seaway.kafka.cluster import KafkaCluster
 from seaway.kafka.fetcher import CorruptBatchError, FetchedBatch, PartitionFetcher
 from seaway.kafka.partitioner import partition_for_key
-from seaway.kafka.pool import shared_cluster
 from seaway.kafka.producer import BatchProducer, Delivery, ProduceError
-from seaway.mirror.copier import (
-    CONNECTOR_NAME,
-    MirrorCopySpec,
-    RangeSummary,
-    SyncSender,
-    next_to_copy,
-    skipped_below,
-)
+from seaway.mirror.copier import MirrorCopySpec, RangeSummary, SyncSender, copy_in_transaction
 from seaway.mirror.metrics import RunningStats, now_ms
 from seaway.protocol.batch_merge import can_merge, merge_batches
 from seaway.protocol.record_codec import Record, build_batch, decode_records
@@ -63,47 +55,35 @@ __all__ = ["Outgoing", "copy_range_batches"]
 _DEFAULT_MAX_MESSAGE_BYTES: Final = 1_048_588
 _RECORD_OVERHEAD: Final = 24  # a record's varints and attributes, at most, beside its bytes
 
-# Per Python worker, as the record path's clients: Spark runs a worker's tasks one after
-# the other and reuses the worker, so connections and producer ids outlive a task.
-_PRODUCERS: dict[tuple[str, str | None], BatchProducer] = {}
-_MAX_BYTES: dict[tuple[str, str], int] = {}
-_LOCK = threading.Lock()
-
 
 def _target(spec: MirrorCopySpec) -> KafkaCluster:
     bootstrap = spec.target_producer["bootstrap.servers"]
-    return shared_cluster(bootstrap, f"seaway-mirror-{spec.target_alias}")
+    return pool.shared_cluster(bootstrap, f"seaway-mirror-{spec.target_alias}")
 
 
 def _producer(spec: MirrorCopySpec, transactional_id: str | None = None) -> BatchProducer:
-    key = (spec.target_producer["bootstrap.servers"], transactional_id)
-    with _LOCK:
-        producer = _PRODUCERS.get(key)
-    if producer is None:
+    """The Python worker's producer (:mod:`seaway.kafka.pool`), as the record path's:
+    connections and producer ids outlive a task."""
+
+    def make() -> BatchProducer:
         producer = BatchProducer(_target(spec), transactional_id=transactional_id)
         producer.init()  # a transactional id: fences older attempts, aborts their work
-        with _LOCK:
-            _PRODUCERS[key] = producer
-    return producer
+        return producer
 
-
-def _drop(producer: BatchProducer) -> None:
-    """Forget a producer that failed, and its connections: answers still on their way
-    to it must not reach the next producer (they are reopened on next use)."""
-    with _LOCK:
-        for key in [k for k, p in _PRODUCERS.items() if p is producer]:
-            del _PRODUCERS[key]
-    producer.cluster.close()
+    key = ("batch producer", spec.target_producer["bootstrap.servers"], transactional_id)
+    # Dropped when it failed, with its connections: answers still on their way to it must
+    # not reach the next producer (they are reopened on next use).
+    return pool.shared(key, make, lambda producer: producer.cluster.close())
 
 
 def _max_message_bytes(cluster: KafkaCluster, topic: str) -> int:
-    key = (cluster.bootstrap_servers, topic)
-    if key not in _MAX_BYTES:
+    def read() -> int:
         value = cluster.retrying(
             lambda: cluster.topic_config(topic, "max.message.bytes"), f"DescribeConfigs({topic})"
         )
-        _MAX_BYTES[key] = int(value) if value else _DEFAULT_MAX_MESSAGE_BYTES
-    return _MAX_BYTES[key]
+        return int(value) if value else _DEFAULT_MAX_MESSAGE_BYTES
+
+    return pool.shared(("max.message.bytes", cluster.bootstrap_servers, topic), read)
 
 
 # --- what goes out for one source batch ---------------------------------------------------------
@@ -230,7 +210,7 @@ class _Copy:
     def run(self, options: SourceOptions, start: int) -> None:
         r = self.range
         client_id = f"seaway-mirror-{self.spec.source_alias}"
-        source = shared_cluster(options.bootstrap_servers, client_id)
+        source = pool.shared_cluster(options.bootstrap_servers, client_id)
         fetcher = PartitionFetcher(
             source,
             r.topic,
@@ -313,7 +293,7 @@ def copy_range_batches(
     try:
         copy.run(options, r.start)
     except BaseException:
-        _drop(producer)  # what it holds unacknowledged is never sent later
+        pool.drop(producer)  # what it holds unacknowledged is never sent later
         raise
     summary = copy.summary()
     copy.syncs.finish()
@@ -323,41 +303,24 @@ def copy_range_batches(
 def _copy_in_transaction(
     spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange
 ) -> RangeSummary:
-    """Copy *r*, its partition's MM2 offset record and the marker in one transaction (the
-    record path's rule: one stable transactional id per source partition, offsets below
-    the marker were committed by an earlier attempt and are not read again)."""
-    from seaway.connect.runtime.storage.offsets import offset_key, offset_value
-
-    remote = spec.remote_topic(r.topic)
-    transactional_id = spec.transactional_id(r.topic, r.partition)
-    producer = _producer(spec, transactional_id)
+    """Copy *r* in one transaction (the record path's :func:`copy_in_transaction`)."""
+    producer = _producer(spec, spec.transactional_id(r.topic, r.partition))
     copy = _Copy(spec, r, producer, SyncSender(spec, hold=True))
+
+    def copy_from(start: int) -> int:
+        copy.run(options, start)
+        return copy.last
+
+    def send_offset(key: bytes, value: bytes | None) -> None:
+        partitions = producer.cluster.partition_count(spec.offsets_topic)
+        record = build_batch([Record(0, now_ms(), key, value)])
+        producer.send(spec.offsets_topic, partition_for_key(key, partitions), record)
+
     try:
-        start = max(r.start, next_to_copy(spec, remote, r.partition))
-        producer.begin()
-        if start < r.end:
-            copy.run(options, start)
-        if copy.last >= 0:
-            key = offset_key(
-                CONNECTOR_NAME,
-                {"cluster": spec.source_alias, "partition": r.partition, "topic": r.topic},
-            )
-            value = offset_value({"offset": copy.last})
-            partitions = producer.cluster.partition_count(spec.offsets_topic)
-            record = Record(0, now_ms(), key, value)
-            producer.send(
-                spec.offsets_topic, partition_for_key(key, partitions), build_batch([record])
-            )
-            producer.send_offsets(spec.marker_group, {(remote, r.partition): copy.last + 1})
-        producer.commit()
+        skipped = copy_in_transaction(spec, r, producer, copy_from, send_offset)
     except BaseException:
-        try:
-            producer.abort()
-        except Exception:  # fenced or broken: the coordinator aborts it on timeout anyway
-            log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
-        _drop(producer)
+        pool.drop(producer)
         raise
-    skipped = skipped_below(r, start)
     summary = copy.summary(skipped)
     copy.syncs.finish()  # outside the transaction, once it committed
     return summary

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from seaway.admin import admin_client as _admin
 from seaway.admin import alter_offsets, committed_offsets, ensure_topic, is_group_inactive
@@ -104,7 +104,7 @@ class MirrorCheckpointFlow:
                 for message in consumer.consume(500, 1.0):
                     if message.error() is not None:
                         continue
-                    position = message.offset() + 1
+                    position = cast(int, message.offset()) + 1
                     try:
                         out.append(Checkpoint.from_record(message.key(), message.value()))
                     except Exception:
@@ -126,7 +126,7 @@ class MirrorCheckpointFlow:
             for message in self._syncs.consume(1000, 1.0):
                 if message.error() is not None:
                     continue
-                position = message.offset() + 1
+                position = cast(int, message.offset()) + 1
                 try:
                     syncs.append(OffsetSync.from_record(message.key(), message.value()))
                 except Exception:

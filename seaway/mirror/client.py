@@ -44,7 +44,7 @@ import uuid
 from collections.abc import Mapping
 from datetime import timedelta
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient
@@ -162,7 +162,7 @@ class MirrorClient:
         self._bootstrap = str(self._admin_config.get(BOOTSTRAP_SERVERS, servers))
         self._timeout = _seconds(timeout)
         self._admin: AdminClient | None = AdminClient(
-            {"log.connection.close": False, "logger": log, **self._admin_config}
+            {"log.connection.close": False, **self._admin_config}, logger=log
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -190,17 +190,18 @@ class MirrorClient:
 
     def list_topics(self, timeout: Timeout | None = None) -> set[str]:
         """The cluster's topics, without the broker's own (``__consumer_offsets``, ...)."""
-        self._check_open()
+        admin = self._open_admin()
         seconds = self._timeout if timeout is None else _seconds(timeout)
         try:
-            metadata = self._admin.list_topics(timeout=max(seconds, 0.001))
+            metadata = admin.list_topics(timeout=max(seconds, 0.001))
         except KafkaException as exc:
             raise self._unreachable(seconds, exc) from exc
         return {name for name in metadata.topics if name not in _KAFKA_INTERNAL_TOPICS}
 
-    def _check_open(self) -> None:
+    def _open_admin(self) -> AdminClient:
         if self._admin is None:
             raise MirrorClientError("The MirrorClient is closed")
+        return self._admin
 
     def _unreachable(self, seconds: float, exc: KafkaException) -> MirrorClientError:
         return MirrorClientError(
@@ -248,7 +249,7 @@ class MirrorClient:
         read so far are returned (as Kafka does) and a warning is logged. A missing topic gives
         ``{}``; an unreachable cluster raises :class:`MirrorClientError`.
         """
-        self._check_open()
+        self._open_admin()
         seconds = _seconds(timeout)
         deadline = time.monotonic() + seconds
         topic = self._policy.checkpoints_topic(remote_cluster_alias)
@@ -318,7 +319,7 @@ class MirrorClient:
                     else:
                         log.debug("Reading %s: %s", topic, error.str())
                     continue
-                offset = message.offset()
+                offset = cast(int, message.offset())  # set on every record
                 if offset >= end:
                     position = end
                     continue

@@ -21,24 +21,26 @@ min/max/sum of the timestamps per batch).
 
 With ``exactly_once`` (``exactly.once.source.support=enabled``, KIP-618 as MM2 uses it
 since Kafka 3.5) the range's records, the partition's MM2 offset record and a marker
-commit go to the target in one transaction (:func:`copy_range` → ``_copy_in_transaction``):
+commit go to the target in one transaction (:func:`copy_in_transaction`, shared with the
+batch path, on :func:`seaway.kafka.transactions.write_range`):
 read_committed consumers of the remote topic see every source record exactly once, whatever
 is killed when; its offset syncs wait for the commit (one per ``offset.lag.max`` records is
-held). Producers (and the transactional ones by id) are cached per Python worker; one that
-failed is purged and dropped.
+held). Producers (and the transactional ones by id) are pooled per Python worker
+(:mod:`seaway.kafka.pool`); one that failed is purged and dropped.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
 from seaway.connect.api.structs import TopicPartition
+from seaway.kafka import pool
+from seaway.kafka.transactions import LibrdkafkaTransactions, Marker, Transactional, write_range
 from seaway.mirror.formats import OffsetSync
 from seaway.mirror.metrics import PartitionStats, RunningStats, now_ms
 from seaway.mirror.offset_syncs import OffsetSyncWriter
@@ -160,48 +162,13 @@ SUMMARY_FIELDS: Final = (
 
 # --- per-worker clients ------------------------------------------------------------------------
 
-# Spark reuses its Python workers: producers, transactional producers (by id), admin
-# clients and offset-sync writers live as long as the worker, as the reader's consumers do.
-# Tasks of one worker run one after the other; the lock guards the dicts only.
-_PRODUCERS: dict[tuple[tuple[str, Any], ...], Any] = {}
-_TXN_PRODUCERS: dict[str, Any] = {}
-_ADMINS: dict[tuple[tuple[str, Any], ...], Any] = {}
-_GROUP_METADATA: dict[str, Any] = {}
-_SYNC_WRITERS: dict[str, OffsetSyncWriter] = {}
-_LOCK = threading.Lock()
-
-
-def _key(config: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted(config.items()))
+# Spark reuses its Python workers: producers, transactional producers (by id) and offset-sync
+# writers live as long as the worker (:mod:`seaway.kafka.pool`), as the reader's consumers do.
 
 
 def _producer(config: dict[str, Any]) -> Any:
     """The worker's producer for *config* (created and connected on first use)."""
-    from confluent_kafka import Producer
-
-    full = {**_PRODUCER_DEFAULTS, **config}
-    key = _key(full)
-    with _LOCK:
-        producer = _PRODUCERS.get(key)
-        if producer is None:
-            producer = _PRODUCERS[key] = Producer(full)
-            # librdkafka asks an idempotent producer's id before a broker connection is up
-            # and then waits 500 ms; metadata first makes it connect.
-            producer.list_topics(timeout=_TIMEOUT_S)
-    return producer
-
-
-def _drop_producer(producer: Any) -> None:
-    """Forget a producer that failed: purge what it holds so nothing is sent later."""
-    with _LOCK:
-        for cache in (_PRODUCERS, _TXN_PRODUCERS):
-            for key in [k for k, p in cache.items() if p is producer]:
-                del cache[key]
-    try:
-        producer.purge()
-        producer.poll(0)  # serve the purged records' reports, so none lingers
-    except Exception:  # a fatal producer may refuse; it is dropped anyway
-        log.debug("Could not purge a failed producer", exc_info=True)
+    return pool.producer({**_PRODUCER_DEFAULTS, **config}, connected=True)
 
 
 def _target_producer(spec: MirrorCopySpec) -> Any:
@@ -210,12 +177,8 @@ def _target_producer(spec: MirrorCopySpec) -> Any:
 
 
 def _sync_writer(spec: MirrorCopySpec) -> OffsetSyncWriter:
-    key = f"{spec.source_alias}|{spec.offset_syncs_topic}"
-    with _LOCK:
-        writer = _SYNC_WRITERS.get(key)
-        if writer is None:
-            writer = _SYNC_WRITERS[key] = OffsetSyncWriter(spec.offset_lag_max)
-        return writer
+    key = ("offset-sync writer", spec.source_alias, spec.offset_syncs_topic)
+    return pool.shared(key, lambda: OffsetSyncWriter(spec.offset_lag_max))
 
 
 # --- the copy loop -----------------------------------------------------------------------------
@@ -229,8 +192,9 @@ class _Acks:
     was acknowledged so far, runs MM2's sync rule over it and forgets it.
     """
 
-    __slots__ = ("downstream", "errors", "last", "last_downstream", "partition", "topic")
-    __slots__ += ("upstream",)
+    __slots__ = (
+        "downstream", "errors", "last", "last_downstream", "partition", "topic", "upstream"
+    )  # fmt: skip
 
     def __init__(self, topic: str, partition: int) -> None:
         self.topic = topic
@@ -376,7 +340,7 @@ class SyncSender:
         self.add(held + self.writer.take_pending_offset_syncs())
         if self.producer is not None and self.producer.flush(_TIMEOUT_S):
             log.warning("Could not send offset syncs to %s", self.spec.offset_syncs_topic)
-            _drop_producer(self.producer)
+            pool.drop(self.producer)
 
 
 def copy_range(spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange) -> RangeSummary:
@@ -397,7 +361,7 @@ def copy_range(spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange) -> 
         count = _copy_batches(producer, remote, r.partition, batches, acks, stats, syncs)
         _finish(producer, acks, syncs)
     except BaseException:
-        _drop_producer(producer)
+        pool.drop(producer)
         raise
     summary = RangeSummary(r.topic, r.partition, r.start, r.end, acks.last, count)
     if stats is not None:
@@ -409,70 +373,42 @@ def copy_range(spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange) -> 
 # --- exactly once ------------------------------------------------------------------------------
 
 
-def _transactional_producer(spec: MirrorCopySpec, transactional_id: str) -> Any:
-    from confluent_kafka import Producer
+def copy_in_transaction(
+    spec: MirrorCopySpec,
+    r: OffsetRange,
+    producer: Transactional,
+    copy: Callable[[int], int],
+    send_offset: Callable[[bytes, bytes | None], None],
+) -> int:
+    """Copy *r*, its partition's MM2 offset and a marker in one transaction; how many
+    offsets of *r* an earlier committed attempt copied.
 
-    with _LOCK:
-        producer = _TXN_PRODUCERS.get(transactional_id)
-    if producer is None:
-        config = {
-            **_PRODUCER_DEFAULTS,
-            **spec.target_producer,
-            "transactional.id": transactional_id,
-        }
-        producer = Producer(config)
-        producer.list_topics(timeout=_TIMEOUT_S)  # connect first (no 500 ms producer-id wait)
-        producer.init_transactions(_TIMEOUT_S)  # fences older attempts, aborts their work
-        with _LOCK:
-            _TXN_PRODUCERS[transactional_id] = producer
-    return producer
+    The transactional id (:meth:`MirrorCopySpec.transactional_id`) is the same for every
+    attempt and every run, so the first thing a new attempt does (initialize its producer)
+    fences the older ones and aborts what they left open. The marker (a transactional
+    commit of ``upstream + 1`` for the remote partition in
+    :attr:`MirrorCopySpec.marker_group`) says how far the partition is copied: offsets
+    below it were copied by a committed attempt and are not read again. ``copy(start)``
+    copies ``[start, r.end)`` and returns the last upstream offset acknowledged (-1:
+    none); ``send_offset(key, value)`` adds the MM2 offset record to the transaction.
+    """
+    from seaway.connect.runtime.storage.offsets import offset_key, offset_value
 
+    remote = spec.remote_topic(r.topic)
+    start = r.start
 
-def _group_metadata(spec: MirrorCopySpec) -> Any:
-    from confluent_kafka import Consumer
+    def write(committed: int) -> int | None:
+        nonlocal start
+        start = max(r.start, committed)
+        last = copy(start) if start < r.end else -1
+        if last < 0:
+            return None
+        partition = {"cluster": spec.source_alias, "partition": r.partition, "topic": r.topic}
+        send_offset(offset_key(CONNECTOR_NAME, partition), offset_value({"offset": last}))
+        return last + 1
 
-    with _LOCK:
-        if spec.marker_group not in _GROUP_METADATA:
-            consumer = Consumer({**spec.target_producer, "group.id": spec.marker_group})
-            _GROUP_METADATA[spec.marker_group] = (consumer, consumer.consumer_group_metadata())
-        return _GROUP_METADATA[spec.marker_group][1]
-
-
-def _admin(config: dict[str, str]) -> Any:
-    from seaway.admin import admin_client
-
-    key = _key(config)
-    with _LOCK:
-        if key not in _ADMINS:
-            _ADMINS[key] = admin_client(config)
-        return _ADMINS[key]
-
-
-def next_to_copy(spec: MirrorCopySpec, remote: str, partition: int) -> int:
-    """The first upstream offset not yet committed for *remote*/*partition* (-1: none)."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
-    from confluent_kafka import TopicPartition as KafkaTopicPartition
-
-    admin = _admin(spec.target_producer)
-    request = ConsumerGroupTopicPartitions(
-        spec.marker_group, [KafkaTopicPartition(remote, partition)]
-    )
-    deadline = time.monotonic() + _TIMEOUT_S
-    while True:
-        try:
-            result = admin.list_consumer_group_offsets([request], require_stable=True)
-            offsets = result[spec.marker_group].result(_TIMEOUT_S).topic_partitions
-            return max((tp.offset for tp in offsets), default=-1)
-        except KafkaException as error:
-            # UNSTABLE_OFFSET_COMMIT while an older attempt's transaction completes: wait.
-            if time.monotonic() > deadline or not error.args[0].retriable():
-                raise
-            time.sleep(0.1)
-
-
-def skipped_below(r: OffsetRange, start: int) -> int:
-    """How many offsets of *r* an earlier committed attempt copied (those below *start*,
-    the marker), said in the log when there are any."""
+    write_range(producer, Marker(spec.marker_group, remote, r.partition), write,
+                spec.target_producer)  # fmt: skip
     skipped = min(start, r.end) - r.start
     if skipped:
         log.info(
@@ -485,54 +421,32 @@ def skipped_below(r: OffsetRange, start: int) -> int:
 def _copy_in_transaction(
     spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange
 ) -> RangeSummary:
-    """Copy *r*, its partition's MM2 offset and a marker in one transaction.
-
-    The transactional id (:meth:`MirrorCopySpec.transactional_id`) is the same for every
-    attempt and every run, so the first thing a new attempt does fences the older ones and
-    aborts what they left open. The marker (a transactional commit of ``upstream + 1`` for
-    the remote partition in :attr:`MirrorCopySpec.marker_group`) says how far the partition
-    is copied: offsets below it were copied by a committed attempt and are not read again.
-    """
-    from confluent_kafka import TopicPartition as KafkaTopicPartition
-
-    from seaway.connect.runtime.storage.offsets import offset_key, offset_value
-
+    """Copy *r* in one transaction (:func:`copy_in_transaction`) on the record path."""
     remote = spec.remote_topic(r.topic)
     transactional_id = spec.transactional_id(r.topic, r.partition)
-    producer = _transactional_producer(spec, transactional_id)
+    config = {**_PRODUCER_DEFAULTS, **spec.target_producer, "transactional.id": transactional_id}
+    producer = pool.transactional_producer(config)
     stats = RunningStats() if spec.metrics_url else None
     acks = _Acks(r.topic, r.partition)
     syncs = SyncSender(spec, hold=True)
-    count, began = 0, False
+    count = 0
+
+    def copy(start: int) -> int:
+        nonlocal count
+        batches = message_batches(options, replace(r, start=start))
+        count = _copy_batches(producer, remote, r.partition, batches, acks, stats, syncs)
+        _finish(producer, acks, syncs)
+        return acks.last
+
+    def send_offset(key: bytes, value: bytes | None) -> None:
+        producer.produce(spec.offsets_topic, value, key)
+
+    transactions = LibrdkafkaTransactions(producer, transactional_id, spec.target_producer)
     try:
-        start = max(r.start, next_to_copy(spec, remote, r.partition))
-        producer.begin_transaction()
-        began = True
-        if start < r.end:
-            batches = message_batches(options, replace(r, start=start))
-            count = _copy_batches(producer, remote, r.partition, batches, acks, stats, syncs)
-            _finish(producer, acks, syncs)
-        if acks.last >= 0:
-            key = offset_key(
-                CONNECTOR_NAME,
-                {"cluster": spec.source_alias, "partition": r.partition, "topic": r.topic},
-            )
-            producer.produce(spec.offsets_topic, offset_value({"offset": acks.last}), key)
-            producer.send_offsets_to_transaction(
-                [KafkaTopicPartition(remote, r.partition, acks.last + 1)],
-                _group_metadata(spec),
-                _TIMEOUT_S,
-            )
-        producer.commit_transaction(_TIMEOUT_S)
+        skipped = copy_in_transaction(spec, r, transactions, copy, send_offset)
     except BaseException:
-        try:
-            if began:
-                producer.abort_transaction(_TIMEOUT_S)
-        except Exception:  # fenced or fatal: the coordinator aborts it anyway
-            log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
-        _drop_producer(producer)
+        pool.drop(producer)
         raise
-    skipped = skipped_below(r, start)
     summary = RangeSummary(r.topic, r.partition, r.start, r.end, acks.last, count, skipped)
     if stats is not None:
         summary = replace(summary, stats=stats.acked(now_ms()))
@@ -546,7 +460,6 @@ __all__ = [
     "MirrorCopySpec",
     "RangeSummary",
     "SyncSender",
+    "copy_in_transaction",
     "copy_range",
-    "next_to_copy",
-    "skipped_below",
 ]

@@ -217,7 +217,7 @@ class MirrorMaker:
             self._every(
                 f"{pair} replication lag", lag_interval, partial(monitoring.publish_lag, flow)
             )
-            self._every(f"{pair} health", _HEALTH_S, lambda f=flow: self._restart_failed(f))
+            self._every(f"{pair} health", _HEALTH_S, partial(self._restart_failed, flow))
             if (interval := source.refresh_topics_interval()) is not None:
                 self._every(f"{pair} topic refresh", interval, flow.refresh, now + interval)
             if (interval := source.sync_topic_configs_interval()) is not None:

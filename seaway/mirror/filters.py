@@ -20,7 +20,7 @@ import logging
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from seaway.config import ConfigDef, ConfigException, Importance, Type, ValidString, load_class
 
@@ -264,8 +264,6 @@ class DefaultConfigPropertyFilter(ConfigPropertyFilter):
 
 # ----------------------------------------------------------------------------- loading
 
-_F = TypeVar("_F", TopicFilter, GroupFilter, ConfigPropertyFilter)
-
 _BUILTIN: Final[Mapping[str, type]] = {
     DEFAULT_TOPIC_FILTER_CLASS: DefaultTopicFilter,
     DEFAULT_GROUP_FILTER_CLASS: DefaultGroupFilter,
@@ -273,7 +271,8 @@ _BUILTIN: Final[Mapping[str, type]] = {
 }
 
 
-def _load(props: Mapping[str, Any], key: str, default: str, base: type[_F]) -> _F:
+# base is a plain type: mypy takes no abstract class for a type[T] (python/mypy#4717).
+def _load(props: Mapping[str, Any], key: str, default: str, base: type[Any]) -> Any:
     spec = props.get(key, default)
     if isinstance(spec, str):
         spec = spec.strip()

@@ -24,25 +24,27 @@ Seaway extensions (not in MM2, named so): ``seaway-replication-lag`` (records on
 not yet copied) in the MirrorSourceConnector mbean, and ``seaway.mirror:type=Canary`` for
 the canary (:mod:`seaway.mirror.canary`).
 
-The hot path is :class:`StatsCollector` / :func:`batch_stats`: a few pyarrow.compute
-kernels per Arrow batch, grouped by partition; the per-partition :class:`PartitionStats`
-travel in the sink's commit message; Spark runs the sink's ``commit`` in a Python worker
-of its own, which POSTs them to the driver's :mod:`seaway.mirror.metrics_server`, which
-records them into a :class:`MirrorMetrics` registry (the module-level :data:`METRICS`).
+The copy tasks fold each partition's figures into a :class:`RunningStats` as they copy;
+the per-partition :class:`PartitionStats` travel in the sink's commit message; Spark runs
+the sink's ``commit`` in a Python worker of its own, which POSTs them (:func:`send_report`)
+to the driver's :mod:`seaway.mirror.metrics_server`, which records them into a
+:class:`MirrorMetrics` registry (the module-level :data:`METRICS`).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import math
 import re
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Final
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, NamedTuple
 
-import pyarrow as pa
-import pyarrow.compute as pc
+log = logging.getLogger(__name__)
 
 DOMAIN: Final = "kafka.connect.mirror"
 SOURCE_TYPE: Final = "MirrorSourceConnector"
@@ -64,8 +66,8 @@ class PartitionStats:
     """What one topic-partition's records contributed: counts, bytes, ages and latencies (ms).
 
     ``timed`` records had a timestamp and are the samples of the age figures;
-    ``latency_count`` are the samples of the latency figures (0 until the batch was acked,
-    see :func:`latency_from_ack`). ``*_last_ms`` is the newest record's figure.
+    ``latency_count`` are the samples of the latency figures (0 until the records were
+    acked, see :meth:`RunningStats.acked`). ``*_last_ms`` is the newest record's figure.
     """
 
     records: int = 0
@@ -143,188 +145,8 @@ def merge_stats(*parts: Mapping[Key, PartitionStats]) -> dict[Key, PartitionStat
     return out
 
 
-_UNITS_PER_MS: Final = {"ms": 1, "us": 1000, "ns": 1_000_000}
-
-
-def _timestamps(column: Any, name: str) -> tuple[Any, int]:
-    """The timestamps as int64 in their own unit and how many units make a millisecond;
-    a missing or negative (Kafka's -1) timestamp is null."""
-    kind = column.type
-    if pa.types.is_timestamp(kind):
-        raw = pc.cast(column, pa.int64())
-        if kind.unit == "s":
-            raw = pc.multiply(raw, 1000)
-        per_ms = _UNITS_PER_MS.get(kind.unit, 1)
-    elif pa.types.is_integer(kind):
-        raw, per_ms = pc.cast(column, pa.int64()), 1
-    else:
-        raise TypeError(
-            f"{name} must be epoch milliseconds (int64) or an Arrow timestamp, not {kind}"
-        )
-    low = pc.min(raw).as_py()
-    if low is not None and low < 0:  # rare: only then pay for the masking
-        raw = pc.if_else(pc.less(raw, 0), pa.scalar(None, pa.int64()), raw)
-    return raw, per_ms
-
-
-def _one_partition(topic: Any, partition: Any) -> bool:
-    bounds = pc.min_max(partition).as_py()
-    if bounds["min"] != bounds["max"]:
-        return False
-    return bool(pc.all(pc.equal(topic, topic[0])).as_py())
-
-
-def _last_valid(values: Any) -> Any:
-    last = values[len(values) - 1].as_py()
-    if last is None:
-        valid = pc.drop_null(values)
-        last = valid[len(valid) - 1].as_py() if len(valid) else None
-    return last
-
-
-def batch_stats(
-    topic: Any,
-    partition: Any,
-    timestamp: Any,
-    value: Any,
-    now_ms: int,
-    key: Any = None,
-    remote_topics: Mapping[str, str] | None = None,
-) -> dict[Key, PartitionStats]:
-    """Per (topic, partition) stats of one Arrow batch's columns, vectorised.
-
-    *timestamp* is epoch ms (int64) or an Arrow timestamp (Spark's ``timestamp`` column);
-    age = *now_ms* - timestamp, in whole ms. Bytes are the value's, as MM2's
-    ``byte-count``; pass *key* to count key bytes too (a Seaway choice, not MM2's).
-    *remote_topics* renames the source topics to the remote ones the metrics are named by
-    (unknown topics keep their name). A batch of one partition — what Spark's Kafka source
-    gives each task — takes a handful of reductions; a mixed one a hash group-by.
-    """
-    if len(topic) == 0:
-        return {}
-    ts, per_ms = _timestamps(timestamp, "timestamp")
-    age = pc.subtract(pa.scalar(int(now_ms) * per_ms, pa.int64()), ts)  # small: sums fit
-    sizes = pc.binary_length(value)
-    if key is not None:
-        sizes = pc.add(pc.fill_null(sizes, 0), pc.fill_null(pc.binary_length(key), 0))
-    if _one_partition(topic, partition):
-        bounds = pc.min_max(age).as_py()
-        groups = {
-            "t": [topic[0].as_py()],
-            "p": [partition[0].as_py()],
-            "records": [len(topic)],
-            "b_sum": [pc.sum(sizes).as_py()],
-            "age_count": [pc.count(age).as_py()],
-            "age_min": [bounds["min"]],
-            "age_max": [bounds["max"]],
-            "age_sum": [pc.sum(age).as_py()],
-            "age_last": [_last_valid(age)],
-        }
-    else:
-        table = pa.table({"t": topic, "p": partition, "age": age, "b": sizes})
-        groups = (
-            table.group_by(["t", "p"], use_threads=False)
-            .aggregate(
-                [
-                    ("p", "count"),
-                    ("b", "sum"),
-                    ("age", "count"),
-                    ("age", "min"),
-                    ("age", "max"),
-                    ("age", "sum"),
-                    ("age", "last"),
-                ]
-            )
-            .to_pydict()  # one row per partition: small
-        )
-        groups["records"] = groups["p_count"]
-    names = remote_topics or {}
-    out: dict[Key, PartitionStats] = {}
-    for i, (t, p) in enumerate(zip(groups["t"], groups["p"], strict=True)):
-        timed = groups["age_count"][i]
-        ages = (0, 0, 0, 0)
-        if timed:
-            ages = tuple(groups[f"age_{f}"][i] // per_ms for f in ("min", "max", "sum", "last"))  # type: ignore[assignment]
-        out[(names.get(t, t), int(p))] = PartitionStats(
-            groups["records"][i], groups["b_sum"][i] or 0, timed, *ages
-        )
-    return out
-
-
-def stats_of_batch(
-    batch: pa.RecordBatch,
-    now_ms: int,
-    remote_topics: Mapping[str, str] | None = None,
-    key_bytes: bool = False,
-) -> dict[Key, PartitionStats]:
-    """:func:`batch_stats` of a Kafka-shaped batch (``topic, partition, timestamp, value``)."""
-    missing = {"topic", "partition", "timestamp", "value"} - set(batch.schema.names)
-    if missing:
-        raise ValueError(f"Batch lacks the column(s) {sorted(missing)} needed for mirror metrics")
-    return batch_stats(
-        batch.column("topic"),
-        batch.column("partition"),
-        batch.column("timestamp"),
-        batch.column("value"),
-        now_ms,
-        key=batch.column("key") if key_bytes and "key" in batch.schema.names else None,
-        remote_topics=remote_topics,
-    )
-
-
-def latency_from_ack(
-    stats: Mapping[Key, PartitionStats], ack_ms: int | Mapping[Key, int], now_ms: int
-) -> dict[Key, PartitionStats]:
-    """*stats* (measured at *now_ms*) with replication latency = ack time - timestamp.
-
-    MM2 takes each record's own ack time. Here every record of a partition is given the ack
-    time of the batch's last record (*ack_ms*, one for all or per partition), so
-    ``replication-latency-ms`` is an upper bound, over by at most the spread of the acks
-    within the batch (the sink waits for all of them in one flush).
-    """
-    out: dict[Key, PartitionStats] = {}
-    for key, s in stats.items():
-        ack = ack_ms.get(key, now_ms) if isinstance(ack_ms, Mapping) else ack_ms
-        if not s.timed:
-            out[key] = s
-            continue
-        shift = int(ack) - int(now_ms)
-        out[key] = replace(
-            s,
-            latency_count=s.timed,
-            latency_min_ms=s.age_min_ms + shift,
-            latency_max_ms=s.age_max_ms + shift,
-            latency_sum_ms=s.age_sum_ms + s.timed * shift,
-            latency_last_ms=s.age_last_ms + shift,
-        )
-    return out
-
-
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-class StatsCollector:
-    """What a sink task feeds: :meth:`add` each Arrow batch as it is read, :meth:`acked` once
-    the producer flushed. Costs a handful of vectorised kernels per batch."""
-
-    def __init__(
-        self, remote_topics: Mapping[str, str] | None = None, key_bytes: bool = False
-    ) -> None:
-        self.remote_topics = dict(remote_topics or {})
-        self.key_bytes = key_bytes
-        self._batches: list[tuple[dict[Key, PartitionStats], int]] = []
-
-    def add(self, batch: pa.RecordBatch, at_ms: int | None = None) -> None:
-        at = now_ms() if at_ms is None else at_ms
-        stats = stats_of_batch(batch, at, self.remote_topics, self.key_bytes)
-        if stats:
-            self._batches.append((stats, at))
-
-    def acked(self, ack_ms: int | Mapping[Key, int] | None = None) -> dict[Key, PartitionStats]:
-        """All batches merged, with latencies from *ack_ms* (default: now)."""
-        ack = now_ms() if ack_ms is None else ack_ms
-        return merge_stats(*(latency_from_ack(s, ack, at) for s, at in self._batches))
 
 
 class RunningStats:
@@ -332,13 +154,15 @@ class RunningStats:
     copied, in constant memory: :meth:`add` each batch when it is read, :meth:`acked` once
     every record was acknowledged.
 
-    The same figures as :class:`StatsCollector` (whose batches are Arrow columns) for the
-    same batches and times, kept as sums and extremes of the raw timestamps: a record's age
-    is its batch's read time minus its timestamp, its latency the ack time minus it.
+    Kept as sums and extremes of the raw timestamps: a record's age is its batch's read time
+    minus its timestamp, its latency the ack time minus it (every record of the partition
+    taken as acked with the last one: an upper bound, over by at most the spread of the acks).
     """
 
-    __slots__ = ("age_last", "age_max", "age_min", "age_sum", "bytes", "records")
-    __slots__ += ("ts_last", "ts_max", "ts_min", "ts_sum", "timed")
+    __slots__ = (
+        *("age_last", "age_max", "age_min", "age_sum", "bytes", "records"),
+        *("ts_last", "ts_max", "ts_min", "ts_sum", "timed"),
+    )
 
     def __init__(self) -> None:
         self.records = self.bytes = self.timed = 0
@@ -498,6 +322,16 @@ class _Canary:
 
 Tags = tuple[tuple[str, str], ...]
 
+
+class Mbean(NamedTuple):
+    """One mbean: ``domain:type=kind,<tags>`` and its attributes."""
+
+    domain: str
+    kind: str
+    tags: Tags
+    attributes: dict[str, float]
+
+
 _JMX_PLAIN = re.compile(r"[\w\-%. \t]*")
 
 
@@ -646,16 +480,6 @@ class MirrorMetrics:
             for name, value in gauges.items():
                 m.gauges[f"canary-{name.replace('_', '-')}"] = float(value)
 
-    def remove_flow(self, source: str, target: str) -> None:
-        """Forget every metric of the flow *source* -> *target*."""
-        with self._lock:
-            for registry in (self._sources, self._checkpoints, self._canaries):
-                for tags in list(registry):
-                    t = dict(tags)
-                    if t.get("target") == target and t.get("source", source) == source:
-                        del registry[tags]
-            self._copied.pop((source, target), None)
-
     def _source(self, tags: Tags) -> _SourcePartition:
         m = self._sources.get(tags)
         if m is None:
@@ -664,9 +488,9 @@ class MirrorMetrics:
 
     # --- reading ------------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, dict[str, float]]:
-        """Every mbean name and its attributes, as JMX would show them."""
-        out: dict[str, dict[str, float]] = {}
+    def mbeans(self) -> list[Mbean]:
+        """Every mbean and its attributes, as JMX would show them."""
+        out: list[Mbean] = []
         w, n = self.window_s, self.samples
         with self._lock:
             now = self.clock()
@@ -681,84 +505,85 @@ class MirrorMetrics:
                 }
                 if m.lag is not None:
                     attrs[REPLICATION_LAG] = m.lag
-                out[mbean_name(DOMAIN, SOURCE_TYPE, tags)] = attrs
+                out.append(Mbean(DOMAIN, SOURCE_TYPE, tags, attrs))
             for tags, latency in self._checkpoints.items():
-                out[mbean_name(DOMAIN, CHECKPOINT_TYPE, tags)] = latency.attributes(
-                    "checkpoint-latency-ms", now, w, n
-                )
+                attrs = latency.attributes("checkpoint-latency-ms", now, w, n)
+                out.append(Mbean(DOMAIN, CHECKPOINT_TYPE, tags, attrs))
             for tags, canary in self._canaries.items():
-                out[mbean_name(SEAWAY_DOMAIN, CANARY_TYPE, tags)] = {
+                attrs = {
                     **canary.latency.attributes("canary-latency-ms", now, w, n),
                     **canary.gauges,
                 }
+                out.append(Mbean(SEAWAY_DOMAIN, CANARY_TYPE, tags, attrs))
         return out
 
-    def prometheus(self) -> str:
-        """The snapshot in Prometheus' text exposition format (version 0.0.4)."""
-        families: dict[str, list[str]] = {}
-        for name, attributes in self.snapshot().items():
-            domain, _, props = name.partition(":")
-            pairs = [p.split("=", 1) for p in _split_props(props)]
-            kind = dict(pairs).pop("type", "")
-            labels = ",".join(
-                f'{_prom_name(k)}="{_prom_label(_jmx_unquote(v))}"' for k, v in pairs if k != "type"
-            )
-            base = _prom_name(f"{domain}_{kind}".lower())
-            for attribute, value in attributes.items():
-                metric = f"{base}_{_prom_name(attribute.lower())}"
-                families.setdefault(metric, []).append(f"{metric}{{{labels}}} {_prom_value(value)}")
-        lines = []
-        for metric in sorted(families):
-            kind = "counter" if metric.endswith("_count") else "gauge"
-            lines.append(f"# TYPE {metric} {kind}")
-            lines.extend(sorted(families[metric]))
-        return "\n".join(lines) + "\n" if lines else ""
-
-
-def _split_props(props: str) -> list[str]:
-    """``a=1,b="x,y"`` → [``a=1``, ``b="x,y"``] (commas inside quotes kept)."""
-    parts, current, quoted, escaped = [], [], False, False
-    for char in props:
-        if escaped:
-            escaped = False
-        elif char == "\\" and quoted:
-            escaped = True
-        elif char == '"':
-            quoted = not quoted
-        elif char == "," and not quoted:
-            parts.append("".join(current))
-            current = []
-            continue
-        current.append(char)
-    parts.append("".join(current))
-    return [p for p in parts if p]
-
-
-def _jmx_unquote(value: str) -> str:
-    if not (value.startswith('"') and value.endswith('"')):
-        return value
-    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), value[1:-1])
-
-
-def _prom_name(name: str) -> str:
-    name = re.sub(r"[^a-zA-Z0-9_]", "_", name)
-    return name if not name[:1].isdigit() else f"_{name}"
-
-
-def _prom_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def _prom_value(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    return repr(float(value)) if not float(value).is_integer() else str(int(value))
+    def snapshot(self) -> dict[str, dict[str, float]]:
+        """Every mbean name (:func:`mbean_name`) and its attributes."""
+        return {mbean_name(b.domain, b.kind, b.tags): b.attributes for b in self.mbeans()}
 
 
 METRICS: Final = MirrorMetrics()
 """The driver's default registry."""
+
+
+# --- the sink's reports (a Spark Python worker -> the driver) --------------------------------
+
+
+def report_json(
+    source: str,
+    target: str,
+    stats: Mapping[Key, PartitionStats],
+    copied: Iterable[tuple[str, int, int]] = (),
+) -> bytes:
+    """A sink report: the batch's stats per remote topic-partition and copied offsets."""
+    return json.dumps(
+        {
+            "source": source,
+            "target": target,
+            "stats": [
+                {"topic": t, "partition": p, **s.to_dict()} for (t, p), s in sorted(stats.items())
+            ],
+            "copied": [[t, p, o] for t, p, o in copied],
+        }
+    ).encode()
+
+
+def apply_report(registry: MirrorMetrics, payload: bytes) -> None:
+    """Record a :func:`report_json` payload into *registry*."""
+    report = json.loads(payload)
+    source, target = str(report["source"]), str(report["target"])
+    stats = {
+        (str(s["topic"]), int(s["partition"])): PartitionStats.from_dict(s)
+        for s in report.get("stats", [])
+    }
+    registry.record_source(target, stats, source_alias=source)
+    registry.record_copied(
+        source, target, [(str(t), int(p), int(o)) for t, p, o in report["copied"]]
+    )
+
+
+def send_report(
+    url: str,
+    source: str,
+    target: str,
+    stats: Mapping[Key, PartitionStats],
+    copied: Iterable[tuple[str, int, int]] = (),
+    timeout: float = 5.0,
+) -> bool:
+    """POST a report to the driver's metrics server at *url*; metrics never fail the data: a
+    failure is logged and ``False`` returned."""
+    request = urllib.request.Request(
+        url,
+        data=report_json(source, target, stats, copied),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return 200 <= response.status < 300
+    except OSError as error:
+        log.warning("Could not report mirror metrics to %s: %s", url, error)
+        return False
 
 
 # --- replication lag -------------------------------------------------------------------------
@@ -803,15 +628,15 @@ __all__ = [
     "REPLICATION_LAG",
     "SEAWAY_DOMAIN",
     "SOURCE_TYPE",
+    "Mbean",
     "MirrorMetrics",
     "PartitionStats",
     "RunningStats",
-    "StatsCollector",
-    "batch_stats",
+    "apply_report",
     "lag_behind_source",
-    "latency_from_ack",
     "mbean_name",
     "merge_stats",
     "now_ms",
-    "stats_of_batch",
+    "report_json",
+    "send_report",
 ]

@@ -30,6 +30,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from seaway.config import ConfigException, load_class
+from seaway.java.numbers import parse_boolean
 
 REPLICATION_POLICY_CLASS_CONFIG: Final = "replication.policy.class"
 SEPARATOR_CONFIG: Final = "replication.policy.separator"
@@ -99,11 +100,6 @@ class ReplicationPolicy(abc.ABC):
         return self.is_mm2_internal_topic(topic) or kafka_internal or connect_internal
 
 
-def _java_bool(value: Any) -> bool:
-    """Java's ``Boolean.parseBoolean(value.toString())``."""
-    return str(value).lower() == "true"
-
-
 class DefaultReplicationPolicy(ReplicationPolicy):
     """Remote topics are ``<source alias><separator><topic>``, for example ``us-west.topic1``."""
 
@@ -127,7 +123,7 @@ class DefaultReplicationPolicy(ReplicationPolicy):
             self._separator = str(props[SEPARATOR_CONFIG])
             if INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG in props:
                 enabled = props[INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG]
-                self._internal_topic_separator_enabled = _java_bool(enabled)
+                self._internal_topic_separator_enabled = parse_boolean(str(enabled))
 
     def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
         return f"{source_cluster_alias}{self._separator}{topic}"

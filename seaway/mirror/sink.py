@@ -11,7 +11,7 @@ last copied offset in MM2's Connect offsets format
 ``mm2-offsets.<source>.internal`` on the target, where a restarted flow resumes from
 (``offset + 1``): at-least-once, never a gap. An exactly-once flow stored them in each
 range's transaction already. Then it sends the batch's MM2 metrics to the driver
-(:func:`seaway.mirror.metrics_server.send_report`).
+(:func:`seaway.mirror.metrics.send_report`).
 """
 
 from __future__ import annotations
@@ -24,13 +24,14 @@ from typing import Any, Final
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceStreamArrowWriter, WriterCommitMessage
 
+from seaway.kafka import pool
 from seaway.mirror.copier import (
     CONNECTOR_NAME,
     SUMMARY_FIELDS,
     MirrorCopySpec,
     RangeSummary,
 )
-from seaway.mirror.metrics import PartitionStats, merge_stats
+from seaway.mirror.metrics import PartitionStats, merge_stats, send_report
 
 log = logging.getLogger(__name__)
 
@@ -63,23 +64,15 @@ class MirrorCommitMessage(WriterCommitMessage):  # type: ignore[misc]
         return cls(copied, sum(s.records for s in done), stats)
 
 
-_OFFSET_PRODUCERS: dict[tuple[tuple[str, str], ...], Any] = {}
-
-
 def store_copied_offsets(spec: MirrorCopySpec, copied: list[tuple[str, int, int]]) -> None:
     """Write MM2's source offsets for *copied* to the target's offsets topic."""
-    from confluent_kafka import Producer
-
     from seaway.connect.runtime.storage.offsets import offset_key, offset_value
 
     # One producer per target for the life of the process that runs the commits (Spark
     # keeps it for the query): no connection set-up per micro-batch.
-    key = tuple(sorted(spec.target_producer.items()))
-    producer = _OFFSET_PRODUCERS.get(key)
-    if producer is None:
-        producer = _OFFSET_PRODUCERS[key] = Producer(
-            {"linger.ms": 5, "acks": "all", "partitioner": "murmur2_random", **spec.target_producer}
-        )
+    producer = pool.producer(
+        {"linger.ms": 5, "acks": "all", "partitioner": "murmur2_random", **spec.target_producer}
+    )
     errors: list[str] = []
 
     def on_delivery(err: Any, _msg: Any) -> None:
@@ -94,13 +87,13 @@ def store_copied_offsets(spec: MirrorCopySpec, copied: list[tuple[str, int, int]
         producer.produce(spec.offsets_topic, value, record_key, on_delivery=on_delivery)
     remaining = producer.flush(_TIMEOUT_S)
     if remaining or errors:
-        _OFFSET_PRODUCERS.pop(key, None)
-        producer.purge()
-        raise RuntimeError(
+        message = (
             f"Could not store mirror offsets in {spec.offsets_topic}: "
             f"{errors[:3] or f'{remaining} unacknowledged after {_TIMEOUT_S:.0f} s'}; the "
             "micro-batch is copied again from the offsets stored before it"
         )
+        pool.drop(producer)
+        raise RuntimeError(message)
 
 
 def _latest(copied: Iterable[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
@@ -124,10 +117,8 @@ class MirrorSinkWriter(DataSourceStreamArrowWriter):  # type: ignore[misc]
         copied = _latest(c for m in done for c in m.copied)
         if copied and not self.spec.exactly_once:  # exactly-once tasks stored their own
             store_copied_offsets(self.spec, copied)
-        if self.spec.metrics_url:  # this runs in a Python worker, not the driver's process
-            from seaway.mirror.metrics_server import send_report
-
-            spec = self.spec
+        spec = self.spec
+        if spec.metrics_url:  # this runs in a Python worker, not the driver's process
             stats = merge_stats(*(m.stats for m in done))
             send_report(spec.metrics_url, spec.source_alias, spec.target_alias, stats, copied)
 

@@ -184,8 +184,9 @@ class AclSync:
         if self.disabled_reason is not None:
             return 0
         source = admin_client(self.source_client)
+        # None matches any: AclBindingFilter keeps AclBinding's str-only hints.
         wanted = AclBindingFilter(
-            ResourceType.TOPIC, None, ResourcePatternType.ANY, None, None,
+            ResourceType.TOPIC, None, ResourcePatternType.ANY, None, None,  # type: ignore[arg-type]
             AclOperation.ANY, AclPermissionType.ANY,
         )  # fmt: skip
         try:

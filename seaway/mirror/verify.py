@@ -35,7 +35,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
 
@@ -47,6 +47,7 @@ _NULL: Final = b"\xff\xff\xff\xff"  # a null key/value/header value: length -1, 
 
 Progress = Callable[[int, int], None]
 """Called with (records read, records to read) after each batch."""
+_Headers = list[tuple[str, bytes | None]]
 
 
 class VerifyError(RuntimeError):
@@ -64,7 +65,7 @@ def _length(data: bytes | None) -> bytes:
 def record_digest(
     key: bytes | None,
     value: bytes | None,
-    headers: list[tuple[str, bytes | None]] | None,
+    headers: _Headers | None,
     timestamp: int,
 ) -> bytes:
     """The 16-byte digest identifying a record: key, value, headers (in order), timestamp.
@@ -205,7 +206,7 @@ class _Reader:
             error = message.error()
             if error is not None:
                 if error.code() == KafkaError._PARTITION_EOF:
-                    if message.offset() >= self.position:  # nothing more before the end
+                    if cast(int, message.offset()) >= self.position:  # nothing more before the end
                         self.done = True
                     continue
                 if error.fatal() or error.code() in (
@@ -220,13 +221,16 @@ class _Reader:
                         "(were records deleted while verifying? run again)"
                     )
                 continue  # transient (connection) errors: librdkafka retries
-            offset = message.offset()
+            offset = cast(int, message.offset())  # set on records and end-of-log events
             if offset >= self.end:
                 self.done = True
                 continue
             out.append(
                 record_digest(
-                    message.key(), message.value(), message.headers(), message.timestamp()[1]
+                    message.key(),
+                    message.value(),
+                    cast("_Headers | None", message.headers()),  # consumed: a list of pairs
+                    message.timestamp()[1],
                 )
             )
             self.position = offset + 1

@@ -17,7 +17,7 @@ timestamp as base. Producer fields and CRC are left for
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from seaway.protocol.records import (
     ATTR_COMPRESSION_MASK,
@@ -31,6 +31,9 @@ from seaway.protocol.varint import VarintError, encode_varint, read_varint
 
 __all__ = ["accelerated", "can_merge", "merge_batches"]
 
+_Part = tuple[bytes | bytearray | memoryview, int, int]
+"""``(records section, record count, timestamp shift)`` of one batch."""
+
 
 def accelerated() -> bool:
     """Whether the C record loop is built (``seaway.protocol._merge``)."""
@@ -42,9 +45,7 @@ def can_merge(header: BatchHeader) -> bool:
     return not header.attributes & (ATTR_COMPRESSION_MASK | ATTR_TIMESTAMP_TYPE | ATTR_CONTROL)
 
 
-def _merge_records_py(
-    parts: Sequence[tuple[bytes | bytearray | memoryview, int, int]],
-) -> tuple[bytes, int, int]:
+def _merge_records_py(parts: Sequence[_Part]) -> tuple[bytes, int, int]:
     """The reference record loop (``_merge.merge_records`` is the same in C): the records
     of each ``(section, count, timestamp shift)`` with shifted timestamp deltas and offset
     deltas 0..n-1; ``(records, count, largest shifted timestamp delta)``."""
@@ -79,6 +80,7 @@ def _merge_records_py(
     return bytes(out), index, max_delta
 
 
+_merge_records_c: Callable[[Sequence[_Part]], tuple[bytes, int, int]] | None
 try:  # the C loop, built by `pip install` where a compiler is (Makefile: always)
     from seaway.protocol._merge import merge_records as _merge_records_c
 except ImportError:  # pragma: no cover - the pure-Python loop gives the same bytes

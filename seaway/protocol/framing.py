@@ -19,6 +19,7 @@ from typing import Any
 
 from kio.index import KioIndexError, load_request_schema
 from kio.serial import entity_reader, entity_writer
+from kio.static.protocol import RequestPayload, ResponsePayload
 
 from seaway.protocol.errors import UnsupportedVersion
 
@@ -95,14 +96,15 @@ def _nullability(cls: type) -> tuple[tuple[str, bool], ...]:
     )
 
 
-def _reject_nulls(entity: Any) -> None:
+def _reject_nulls(entity: object) -> None:
     """Raise ValueError for a null in a field the spec says cannot be null.
 
     kio decodes a null array or string as None whatever the schema says; Kafka's generated
     readers refuse it ("non-nullable field ... was serialized as null") before any handler
     runs, so a malformed request never reaches a handler half-applied.
     """
-    for name, nullable in _nullability(type(entity)):
+    # mypy takes type[X].__hash__ for X's unbound method and so a class for unhashable
+    for name, nullable in _nullability(type(entity)):  # type: ignore[arg-type]
         value = getattr(entity, name)
         if value is None:
             if not nullable:
@@ -116,7 +118,7 @@ def _reject_nulls(entity: Any) -> None:
 
 
 @cache
-def _response_codec(cls: type) -> tuple[Any, Any, Any]:
+def _response_codec(cls: type[ResponsePayload]) -> tuple[Any, Any, Any]:
     header_cls = cls.__header_schema__
     return header_cls, entity_writer(header_cls), entity_writer(cls)
 
@@ -157,7 +159,7 @@ class _ChunkWriter:
 _SIZE = struct.Struct(">i")
 
 
-def encode_response(correlation_id: int, response: Any) -> list[Buffer]:
+def encode_response(correlation_id: int, response: ResponsePayload) -> list[Buffer]:
     """Encode a response entity with its header: the size-prefixed frame as buffers."""
     header_cls, write_header, write_body = _response_codec(type(response))
     out = _ChunkWriter()
@@ -192,12 +194,14 @@ def nested(cls: type, name: str) -> type:
 
 
 @cache
-def _request_writers(cls: type) -> tuple[Any, Any, Any]:
+def _request_writers(cls: type[RequestPayload]) -> tuple[Any, Any, Any]:
     header_cls = cls.__header_schema__
     return header_cls, entity_writer(header_cls), entity_writer(cls)
 
 
-def encode_request(correlation_id: int, client_id: str | None, request: Any) -> list[Buffer]:
+def encode_request(
+    correlation_id: int, client_id: str | None, request: RequestPayload
+) -> list[Buffer]:
     """Encode a request entity with its header: the size-prefixed frame as buffers (the
     record batches it carries are kept by reference, never copied)."""
     header_cls, write_header, write_body = _request_writers(type(request))
@@ -216,11 +220,11 @@ def encode_request(correlation_id: int, client_id: str | None, request: Any) -> 
 
 
 @cache
-def _response_readers(cls: type) -> tuple[Any, Any]:
+def _response_readers(cls: type[ResponsePayload]) -> tuple[Any, Any]:
     return entity_reader(cls.__header_schema__), entity_reader(cls)
 
 
-def decode_response(cls: type, payload: Buffer) -> tuple[int, Any]:
+def decode_response(cls: type[ResponsePayload], payload: Buffer) -> tuple[int, Any]:
     """``(correlation_id, entity)`` of a response frame (the bytes after the size prefix)."""
     read_header, read_body = _response_readers(cls)
     header, used = read_header(payload, 0)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from seaway.protocol.compression import decompress
@@ -31,6 +31,11 @@ if sys.byteorder != "little":  # pragma: no cover - Arrow buffers are little-end
 Section = tuple[bytes | bytearray | memoryview, int, int, int, int, int]
 """``(records section (decompressed), record count, base offset, base timestamp,
 timestamp type (0 create, 1 log append), max timestamp)`` of one batch."""
+
+_RawBinary = tuple[bytes, int, bytes, bytes]
+_RawHeaders = tuple[bytes, int, bytes, _RawBinary, _RawBinary]
+_RawColumns = tuple[int, bytes, bytes, bytes, _RawBinary, _RawBinary, _RawHeaders | None]
+"""What the record loop returns: the fields of :class:`Columns` as plain tuples."""
 
 
 class BinaryColumn(NamedTuple):
@@ -127,7 +132,7 @@ def _field(data: bytes, pos: int, end: int) -> tuple[bytes | None, int]:
 
 def _decode_columns_py(
     parts: Sequence[Section], start: int, end: int, want_headers: bool
-) -> tuple[object, ...]:
+) -> _RawColumns:
     """The reference record loop: what ``_columns.decode_columns`` returns, in Python."""
     offsets, timestamps, types = array("q"), array("q"), array("i")
     keys, values = _Binary(), _Binary()
@@ -197,6 +202,7 @@ def _decode_columns_py(
     )
 
 
+_decode_columns_c: Callable[[Sequence[Section], int, int, bool], _RawColumns] | None
 try:  # the C loop, built by `pip install` where a compiler is (Makefile: always)
     from seaway.protocol._columns import decode_columns as _decode_columns_c
 except ImportError:  # pragma: no cover - the pure-Python loop gives the same bytes
@@ -210,8 +216,9 @@ def decode_columns(
 
     With *accelerated* (and the C module built) the loop runs in C, else in Python; both
     give the same bytes. A malformed record raises ValueError naming its offset."""
-    loop = _decode_columns_c if accelerated and _decode_columns_c is not None else None
-    loop = loop or _decode_columns_py
+    loop = (
+        _decode_columns_c if accelerated and _decode_columns_c is not None else _decode_columns_py
+    )
     raw = loop(parts, start, end, headers)
     rows, offsets, timestamps, types, keys, values, header_part = raw
     header_columns = None

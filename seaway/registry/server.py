@@ -9,14 +9,10 @@ Configuration keys are Confluent's (``schema-registry.properties``): ``listeners
 from __future__ import annotations
 
 import logging
-import socket
-import threading
-import time
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Self
 
-import uvicorn
-
+from seaway.asgi import AsgiServer
 from seaway.config import ConfigDef, ConfigException, Importance, Type
 from seaway.config.validators import CaseInsensitiveValidString
 from seaway.registry.app import create_app
@@ -26,8 +22,6 @@ from seaway.registry.store import DEFAULT_TOPIC, SchemaStore
 __all__ = ["REGISTRY_CONFIG_DEF", "RegistryServer"]
 
 log = logging.getLogger(__name__)
-
-_STARTUP_S: Final = 60.0
 
 
 def _config_def() -> ConfigDef:
@@ -93,7 +87,7 @@ def _servers(text: str) -> str:
     return ",".join(s.strip().split("://", 1)[-1] for s in text.split(",") if s.strip())
 
 
-class RegistryServer:
+class RegistryServer(AsgiServer):
     """The store and the REST API, served by uvicorn on a background thread."""
 
     def __init__(self, props: Mapping[str, Any]) -> None:
@@ -110,52 +104,21 @@ class RegistryServer:
             replication_factor=values["kafkastore.topic.replication.factor"],
             default_compatibility=str(values["schema.compatibility.level"]).upper(),
         )
-        self.host, self.port = _listener(values["listeners"])
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__(
+            create_app(self.store), _listener(values["listeners"]), name="schema-registry"
+        )
 
-    @property
-    def url(self) -> str:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
-        return f"http://{host}:{self.port}"
-
-    def start(self) -> None:
+    def start(self, timeout_s: float = 60.0) -> Self:
         """Read the schemas topic, then serve."""
         self.store.start()
-        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(create_app(self.store), log_level="warning", lifespan="off")
-        server = self._server = uvicorn.Server(config)
-        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-        self._thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="schema-registry", daemon=True
-        )
-        self._thread.start()
-        if not _wait(lambda: server.started, _STARTUP_S):
-            raise RuntimeError(f"the schema registry did not start on {self.url}")
+        try:
+            super().start(timeout_s)
+        except BaseException:
+            self.store.stop()
+            raise
         log.info("Schema registry (Seaway) serving at %s", self.url)
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(10)
-        self.store.stop()
-
-    def __enter__(self) -> RegistryServer:
-        self.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def _wait(check: Any, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+    def stop(self) -> None:
+        super().stop()
+        self.store.stop()

@@ -104,11 +104,11 @@ class SchemaStore:
                         canonical(value["schema"]),
                     )  # fmt: skip
             elif key.get("keytype") == "CONFIG":
-                subject = key.get("subject")
+                scope = key.get("subject")  # None: the global config
                 if value is None:
-                    self._configs.pop(subject, None)
+                    self._configs.pop(scope, None)
                 else:
-                    self._configs[subject] = str(value.get("compatibilityLevel", "")).upper()
+                    self._configs[scope] = str(value.get("compatibilityLevel", "")).upper()
 
     def _write(self, key: Mapping[str, Any], value: Mapping[str, Any] | None) -> None:
         self.log.send(_dumps(key), None if value is None else _dumps(value)).result(_TIMEOUT_S)

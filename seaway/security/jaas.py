@@ -14,13 +14,23 @@ options={'username': 'admin', 'password': 'admin-secret', 'user_alice': 'alice-s
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
 from seaway.config import ConfigException
 
-__all__ = ["LoginModule", "parse_jaas_config", "parse_jaas_file"]
+__all__ = [
+    "LoginModule",
+    "jaas_file_contexts",
+    "jaas_file_path",
+    "parse_jaas_config",
+    "parse_jaas_file",
+]
 
 _FLAGS: Final = ("required", "requisite", "sufficient", "optional")
 _TOKEN: Final = re.compile(
@@ -32,6 +42,7 @@ _TOKEN: Final = re.compile(
     re.DOTALL,
 )
 _ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_FILE_OPTION: Final = "-Djava.security.auth.login.config="
 
 
 @dataclass(frozen=True)
@@ -123,3 +134,21 @@ def parse_jaas_file(text: str) -> dict[str, list[LoginModule]]:
         if parser.take() != ("punct", "}") or parser.take() != ("punct", ";"):
             raise ConfigException(f"JAAS file context {token[1]} not terminated by '}};'")
     return contexts
+
+
+def jaas_file_path(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The static JAAS file ``KAFKA_OPTS`` names (``-Djava.security.auth.login.config=``)."""
+    words = shlex.split((os.environ if environ is None else environ).get("KAFKA_OPTS", ""))
+    paths = [w[len(_FILE_OPTION) :] for w in words if w.startswith(_FILE_OPTION)]
+    return Path(paths[-1]) if paths else None  # the JVM keeps the last -D of a name
+
+
+def jaas_file_contexts(environ: Mapping[str, str] | None = None) -> dict[str, list[LoginModule]]:
+    """The contexts of the JAAS file ``KAFKA_OPTS`` names; none without one."""
+    path = jaas_file_path(environ)
+    if path is None:
+        return {}
+    try:
+        return parse_jaas_file(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigException(f"Cannot read the JAAS file {path}: {error}") from None

@@ -24,7 +24,9 @@ class SaslServer(Protocol):
     """One exchange: tokens in, challenges out, until :attr:`complete`."""
 
     mechanism: str
-    complete: bool
+
+    @property
+    def complete(self) -> bool: ...
 
     @property
     def authorization_id(self) -> str: ...

@@ -141,8 +141,9 @@ class TlsSettings:
                     return Path(location).read_bytes()
                 except OSError as error:
                     raise ConfigException(f"Cannot read ssl.keystore.location: {error}") from None
-            key, chain = self._get("ssl.keystore.key"), self._get("ssl.keystore.certificate.chain")
-            return f"{chain or ''}\n{key or ''}".encode()
+            pem_key = self._get("ssl.keystore.key")
+            pem_chain = self._get("ssl.keystore.certificate.chain")
+            return f"{pem_chain or ''}\n{pem_key or ''}".encode()
         if location is not None:
             raise ConfigException(f"Invalid value {kind} for configuration ssl.keystore.type: "
                                   "use PEM or PKCS12")  # fmt: skip

@@ -100,14 +100,30 @@ def _library_files() -> Iterator[tuple[Path, str]]:
                 yield path, name
 
 
+def _seaway_metadata() -> dict[str, str]:
+    """Seaway's metadata as a dist-info for the workers (``archive name: text``): its entry
+    points name the plugins that converters and transforms are built from there."""
+    try:
+        dist = metadata.distribution("seaway")
+    except metadata.PackageNotFoundError:
+        return {}
+    folder = f"seaway-{dist.version}.dist-info"
+    return {
+        f"{folder}/METADATA": f"Metadata-Version: 2.1\nName: seaway\nVersion: {dist.version}\n",
+        f"{folder}/entry_points.txt": dist.read_text("entry_points.txt") or "",
+    }
+
+
 def library_archive() -> tuple[Path, Path, int]:
     """The archive of Seaway's libraries and the same unpacked (for the driver host's own
     Python workers), built once per set of files; and how many files it holds."""
     files = list(_library_files())
+    generated = _seaway_metadata()
     digest = hashlib.sha256()
     digest.update(sys.version.encode())
+    digest.update(repr(sorted(generated.items())).encode())
     for name in sorted(_NOT_SHIPPED):  # linked for the driver host (below)
-        digest.update(str(Path(__import__(name).__file__).parent).encode())
+        digest.update(str(_installed(name)).encode())
     for path, name in files:
         stat = path.stat()
         digest.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
@@ -123,6 +139,8 @@ def library_archive() -> tuple[Path, Path, int]:
             ) as zf:
                 for path, name in files:
                     zf.write(path, name)
+                for name, text in generated.items():
+                    zf.writestr(name, text)
             with zipfile.ZipFile(staging / "libs.zip") as zf:
                 zf.extractall(staging / "libs")
             _keep_modes(files, staging / "libs")
@@ -157,8 +175,14 @@ def _link_spark_packages(root: Path) -> None:
     """The driver host's workers also need PySpark and Py4J: link the installed ones
     (Seaway's SPARK_HOME has no ``pyspark.zip``, see :mod:`seaway.spark.startup`)."""
     for name in _NOT_SHIPPED:
-        module = __import__(name)
-        (root / name).symlink_to(Path(module.__file__).parent, target_is_directory=True)
+        (root / name).symlink_to(_installed(name), target_is_directory=True)
+
+
+def _installed(package: str) -> Path:
+    """The directory of an installed (regular, not namespace) package."""
+    file = __import__(package).__file__
+    assert file is not None  # only namespace packages have none
+    return Path(file).parent
 
 
 def _keep_modes(files: list[tuple[Path, str]], root: Path) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from seaway.config import ConfigException
+from seaway.config.plugins import CONNECTORS, load_class
 from seaway.connect.api import (
     ConnectError,
     ErrantRecordReporter,
@@ -26,7 +27,6 @@ from seaway.connect.api import (
 from seaway.connect.api.data import SchemaBuilder, Struct
 from seaway.connect.api.data.logical import Decimal, Timestamp
 from seaway.connect.runtime.queries.sink import _TaskContext
-from seaway.connectors import PLUGINS
 from seaway.connectors.jdbc import JdbcSinkConnector, JdbcSinkTask
 
 KEY = SchemaBuilder.struct().name("key").field("id", Schema.INT32_SCHEMA).build()
@@ -125,7 +125,7 @@ def _record(offset: int, id_: int, name: str | None, schema: Schema = V1,
 
 def test_plugin_names() -> None:
     for name in ("JdbcSinkConnector", "JdbcSink", "io.confluent.connect.jdbc.JdbcSinkConnector"):
-        assert PLUGINS[name] is JdbcSinkConnector
+        assert load_class(name, CONNECTORS) is JdbcSinkConnector
 
 
 def test_upsert_creates_evolves_and_replays_idempotently(database: _Database) -> None:

@@ -7,6 +7,7 @@ A single node coordinates every group. Groups and committed offsets are durable 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import time
 import uuid
@@ -285,7 +286,7 @@ class GroupCoordinator:
     def fetch_offsets(self, group_id: str) -> dict[tuple[str, int], CommittedOffset]:
         return self.store.group_offsets(group_id)
 
-    def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]]) -> None:
+    def delete_offsets(self, group_id: str, partitions: builtins.list[tuple[str, int]]) -> None:
         self.store.delete_group_offsets(group_id, partitions)
 
     def expire_offsets(self, retention_ms: int) -> None:

@@ -14,7 +14,7 @@ import enum
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from seaway.protocol.errors import ErrorCode, KafkaError
 
@@ -68,18 +68,18 @@ class TxnMetadata:
         }
 
     @classmethod
-    def from_json(cls, transactional_id: str, d: dict[str, object]) -> TxnMetadata:
+    def from_json(cls, transactional_id: str, d: dict[str, Any]) -> TxnMetadata:
         return cls(
             transactional_id,
-            int(d["producer_id"]),  # type: ignore[arg-type]
-            int(d["producer_epoch"]),  # type: ignore[arg-type]
-            int(d["timeout_ms"]),  # type: ignore[arg-type]
+            int(d["producer_id"]),
+            int(d["producer_epoch"]),
+            int(d["timeout_ms"]),
             TxnState(d["state"]),
-            {(t, int(p)) for t, p in d["partitions"]},  # type: ignore[attr-defined]
-            set(d["groups"]),  # type: ignore[arg-type]
-            int(d["start_ms"]),  # type: ignore[arg-type]
-            int(d["update_ms"]),  # type: ignore[arg-type]
-            int(d.get("last_epoch", -1)),  # type: ignore[arg-type]
+            {(t, int(p)) for t, p in d["partitions"]},
+            set(d["groups"]),
+            int(d["start_ms"]),
+            int(d["update_ms"]),
+            int(d.get("last_epoch", -1)),
         )
 
 

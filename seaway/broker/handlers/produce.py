@@ -26,7 +26,7 @@ _ZSTD = 4
 
 
 def _check_batch(
-    data: bytes, version: int, compacted: bool, transactional_id: str | None
+    data: bytes | memoryview, version: int, compacted: bool, transactional_id: str | None
 ) -> tuple[Any, bytes | memoryview]:
     """Validate the partition's records as Kafka does; return the header and the batch.
 

@@ -168,7 +168,7 @@ class PartitionLog:
 
     # -- appending -------------------------------------------------------------------------
 
-    def append(self, batch: bytes | bytearray, header: BatchHeader, now_ms: int) -> AppendResult:
+    def append(self, batch: Buffer, header: BatchHeader, now_ms: int) -> AppendResult:
         """Assign offsets to a validated client batch and write it at the log end.
 
         The batch is written as received with a new ``baseOffset`` in front of it (one

@@ -64,7 +64,7 @@ class ConnectRecord:
         Without *headers* the copy gets a duplicate of this record's headers. Attributes
         specific to the record class (source partition and offset, Kafka offset) are kept.
         """
-        changes = {
+        changes: dict[str, Any] = {
             name: value
             for name, value in (
                 ("topic", topic),

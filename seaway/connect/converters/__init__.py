@@ -11,7 +11,6 @@ from seaway.connect.converters.byte_array_converter import ByteArrayConverter
 from seaway.connect.converters.json_config import DecimalFormat, JsonConverterConfig
 from seaway.connect.converters.json_converter import JsonConverter
 from seaway.connect.converters.registry import (
-    CONVERTERS,
     converter_class,
     header_converter_class,
     new_converter,
@@ -21,7 +20,6 @@ from seaway.connect.converters.simple_header_converter import SimpleHeaderConver
 from seaway.connect.converters.string_converter import StringConverter
 
 __all__ = [
-    "CONVERTERS",
     "ByteArrayConverter",
     "DecimalFormat",
     "JsonConverter",

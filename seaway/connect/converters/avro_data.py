@@ -16,7 +16,7 @@ types; reading back builds the Connect schema from the writer's Avro schema.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from seaway.connect.api.data.builder import SchemaBuilder
 from seaway.connect.api.data.logical import Date, Decimal, Time, Timestamp
@@ -40,6 +40,11 @@ _LOGICAL: Final = {
     Time.LOGICAL_NAME: "time-millis",
     Timestamp.LOGICAL_NAME: "timestamp-millis",
 }
+
+
+def _element(schema: Schema | None) -> Schema:
+    """An ARRAY's or MAP's element schema: SchemaBuilder requires them (not checked here)."""
+    return cast(Schema, schema)
 
 
 def _split(name: str) -> tuple[str, str | None]:
@@ -92,13 +97,14 @@ class _AvroSchemas:
                 props["connect.name"] = schema.name
             return {"type": _PRIMITIVES[kind], **props} if props else _PRIMITIVES[kind]
         if kind is SchemaType.ARRAY:
-            return {"type": "array", "items": self.convert(schema.value_schema), **props}
+            return {"type": "array", "items": self.convert(_element(schema.value_schema)), **props}
         if kind is SchemaType.MAP:
-            if schema.key_schema.type is SchemaType.STRING and not schema.key_schema.is_optional:
-                return {"type": "map", "values": self.convert(schema.value_schema), **props}
+            key, value = _element(schema.key_schema), _element(schema.value_schema)
+            if key.type is SchemaType.STRING and not key.is_optional:
+                return {"type": "map", "values": self.convert(value), **props}
             entry = {"type": "record", "name": "MapEntry", "namespace": NAMESPACE, "fields": [
-                {"name": "key", "type": self.convert(schema.key_schema)},
-                {"name": "value", "type": self.convert(schema.value_schema)}]}  # fmt: skip
+                {"name": "key", "type": self.convert(key)},
+                {"name": "value", "type": self.convert(value)}]}  # fmt: skip
             return {"type": "array", "items": entry, **props}
         if kind is SchemaType.STRUCT:
             if schema.name:
@@ -160,9 +166,10 @@ def from_connect_value(schema: Schema, value: Any) -> Any:
             out[field.name] = from_connect_value(field.schema, item) if nested else item
         return out
     if kind is SchemaType.ARRAY:
-        return [from_connect_value(schema.value_schema, v) for v in value]
+        element = _element(schema.value_schema)
+        return [from_connect_value(element, v) for v in value]
     if kind is SchemaType.MAP:
-        key_schema, value_schema = schema.key_schema, schema.value_schema
+        key_schema, value_schema = _element(schema.key_schema), _element(schema.value_schema)
         if key_schema.type is SchemaType.STRING and not key_schema.is_optional:
             return {k: from_connect_value(value_schema, v) for k, v in value.items()}
         return [
@@ -225,7 +232,7 @@ def _connect(avro: Any, optional: bool) -> SchemaBuilder:
         builder = SchemaBuilder.map(Schema.STRING_SCHEMA, value)
     elif kind in ("int", "long", "float", "double", "boolean", "string", "bytes"):
         connect_type = node.get("connect.type")
-        types = {"int8": SchemaType.INT8, "int16": SchemaType.INT16}
+        types: dict[str | None, SchemaType] = {"int8": SchemaType.INT8, "int16": SchemaType.INT16}
         physical = {"int": SchemaType.INT32, "long": SchemaType.INT64,
                     "float": SchemaType.FLOAT32, "double": SchemaType.FLOAT64,
                     "boolean": SchemaType.BOOLEAN, "string": SchemaType.STRING,
@@ -266,12 +273,14 @@ def to_connect_value(schema: Schema, datum: Any) -> Any:
             schema, [to_connect_value(f.schema, datum.get(f.name)) for f in schema.fields]
         )
     if kind is SchemaType.ARRAY:
-        return [to_connect_value(schema.value_schema, v) for v in datum]
+        element = _element(schema.value_schema)
+        return [to_connect_value(element, v) for v in datum]
     if kind is SchemaType.MAP:
+        key_schema, value_schema = _element(schema.key_schema), _element(schema.value_schema)
         if isinstance(datum, list):
-            return {to_connect_value(schema.key_schema, e["key"]):
-                    to_connect_value(schema.value_schema, e["value"]) for e in datum}  # fmt: skip
-        return {k: to_connect_value(schema.value_schema, v) for k, v in datum.items()}
+            return {to_connect_value(key_schema, e["key"]):
+                    to_connect_value(value_schema, e["value"]) for e in datum}  # fmt: skip
+        return {k: to_connect_value(value_schema, v) for k, v in datum.items()}
     if schema.name == Timestamp.LOGICAL_NAME and not hasattr(datum, "tzinfo"):
         return Timestamp.to_logical(schema, datum)
     return datum

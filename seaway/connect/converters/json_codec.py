@@ -30,9 +30,9 @@ from seaway.connect.api.data import (
 )
 from seaway.connect.api.data.schema import class_name
 from seaway.connect.api.errors import DataError, SchemaBuilderError
-from seaway.connect.converters._java import to_float32
 from seaway.connect.converters.json_config import DecimalFormat
-from seaway.connect.converters.json_text import MISSING, Float32, node_type
+from seaway.connect.converters.json_text import MISSING, node_type
+from seaway.java.numbers import JavaFloat, narrow, to_float32
 
 TYPE_NAMES: Final = {
     SchemaType.BOOLEAN: "boolean",
@@ -58,12 +58,6 @@ _INT_BITS: Final = {
 _NON_FINITE: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
-def _wrap(value: int, bits: int) -> int:
-    """Java's narrowing of an integer to *bits* bits (two's complement wrap-around)."""
-    half = 1 << (bits - 1)
-    return (value + half) % (1 << bits) - half
-
-
 def _is_integral(node: Any) -> bool:
     return isinstance(node, int) and not isinstance(node, bool)
 
@@ -78,7 +72,7 @@ def _java_int(node: Any, schema_type: SchemaType) -> int:
         raise DataError(
             f"Invalid type for {schema_type}: expected a number but found {node_type(node)}"
         )
-    return _wrap(int(node), _INT_BITS[schema_type])
+    return narrow(int(node), _INT_BITS[schema_type])
 
 
 def _java_double(node: Any, schema_type: SchemaType) -> float:
@@ -250,7 +244,7 @@ class JsonCodec:
         if isinstance(node.get("name"), str):
             builder.name(node["name"])
         if _is_integral(node.get("version")):
-            builder.version(_wrap(node["version"], 32))
+            builder.version(narrow(node["version"], 32))
         if isinstance(node.get("doc"), str):
             builder.doc(node["doc"])
         params = node.get("parameters")
@@ -300,13 +294,13 @@ class JsonCodec:
         if t in _INT_BITS:
             if not _is_integral(value):
                 raise _invalid_type(schema, value)
-            if _wrap(value, _INT_BITS[t]) != value:
+            if narrow(value, _INT_BITS[t]) != value:
                 raise DataError(f"Invalid value for {t}: {value} is out of range")
             return value
         if t is SchemaType.FLOAT32 or t is SchemaType.FLOAT64:
             if not isinstance(value, float):
                 raise _invalid_type(schema, value)
-            return Float32(value) if t is SchemaType.FLOAT32 else value
+            return JavaFloat(value) if t is SchemaType.FLOAT32 else value
         expected = {SchemaType.BOOLEAN: bool, SchemaType.STRING: str}.get(t, bytes | bytearray)
         if not isinstance(value, expected):
             raise _invalid_type(schema, value)
@@ -478,7 +472,7 @@ def _decimal_to_connect(schema: Schema, node: Any) -> decimal.Decimal:
 
 def _int32_logical_to_connect(logical: type[Date] | type[Time]) -> Callable[[Schema, Any], Any]:
     def convert(schema: Schema, node: Any) -> Any:
-        if not _is_integral(node) or _wrap(node, 32) != node:
+        if not _is_integral(node) or narrow(node, 32) != node:
             raise DataError(
                 f"Invalid type for {logical.__name__}, underlying representation should be "
                 f"integer but was {node_type(node)}"
@@ -494,7 +488,7 @@ def _timestamp_to_connect(schema: Schema, node: Any) -> Any:
             "Invalid type for Timestamp, underlying representation should be integral but was "
             + node_type(node)
         )
-    return Timestamp.to_logical(schema, _wrap(node, 64))
+    return Timestamp.to_logical(schema, narrow(node, 64))
 
 
 _Converter = Callable[[JsonCodec, Schema | None, SchemaType, Any], Any]

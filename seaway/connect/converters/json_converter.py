@@ -55,7 +55,7 @@ class JsonConverter(Converter, HeaderConverter):
         self._apply(JsonConverterConfig(type=ConverterType.VALUE))
 
     def _apply(self, config: JsonConverterConfig) -> None:
-        self._prefixes: dict[int, tuple[Schema, bytes]] = {}
+        self._prefixes: dict[int, tuple[Schema | None, bytes]] = {}
         self._envelopes: dict[bytes, Schema] = {}
         self._structs: dict[bytes, Schema] = {}  # envelope prefixes of struct schemas
         self.settings = config
@@ -136,7 +136,7 @@ class JsonConverter(Converter, HeaderConverter):
                 return schema, text
         return None
 
-    def _envelope_prefix(self, schema: Schema) -> bytes:
+    def _envelope_prefix(self, schema: Schema | None) -> bytes:
         """``{"schema":<schema>,"payload":`` for *schema*, computed once per schema object."""
         cached = self._prefixes.get(id(schema))
         if cached is None or cached[0] is not schema:

@@ -1,11 +1,11 @@
 """JSON text exactly as Kafka's Jackson setup writes and reads it.
 
 The tree is plain Python: ``None``, ``bool``, ``int``, ``float`` (a double),
-:class:`Float32`, ``decimal.Decimal``, ``str``, ``bytes`` (Jackson's binary node, written
-as standard base64), ``list`` and ``dict``. :func:`dumps` writes compact JSON with keys in
-insertion order, numbers the way Java prints them (``1.0E10``), non-finite numbers as
-quoted strings (``"NaN"``), control characters as ``\\n``-style or upper-case ``\\u001F``
-escapes, and everything else as raw UTF-8.
+:class:`~seaway.java.numbers.JavaFloat` (a float), ``decimal.Decimal``, ``str``, ``bytes``
+(Jackson's binary node, written as standard base64), ``list`` and ``dict``. :func:`dumps`
+writes compact JSON with keys in insertion order, numbers the way Java prints them
+(``1.0E10``), non-finite numbers as quoted strings (``"NaN"``), control characters as
+``\\n``-style or upper-case ``\\u001F`` escapes, and everything else as raw UTF-8.
 
 :func:`loads` reads one JSON value like Jackson's ``readTree`` with Kafka's features:
 non-integral numbers become ``decimal.Decimal`` (``USE_BIG_DECIMAL_FOR_FLOATS``), leading
@@ -21,13 +21,8 @@ import json
 import re
 from typing import Any, Final
 
-from seaway.connect.converters._java import java_double_str, java_float_str
-
-
-class Float32(float):
-    """A float written with ``Float.toString`` (a FLOAT32 value)."""
-
-    __slots__ = ()
+from seaway.java.big_decimal import big_decimal_to_string
+from seaway.java.numbers import JavaFloat, double_to_string, float_to_string
 
 
 class _Missing:
@@ -93,10 +88,10 @@ def _write(node: Any, out: list[str]) -> None:
         out.append(_string(node))
     elif isinstance(node, int):
         out.append(str(node))
-    elif isinstance(node, Float32):
-        out.append(_number(java_float_str(node)))
+    elif isinstance(node, JavaFloat):
+        out.append(_number(float_to_string(node)))
     elif isinstance(node, float):
-        out.append(_number(java_double_str(node)))
+        out.append(_number(double_to_string(node)))
     elif isinstance(node, dict):
         out.append("{")
         for i, (key, value) in enumerate(node.items()):
@@ -116,7 +111,7 @@ def _write(node: Any, out: list[str]) -> None:
     elif isinstance(node, bytes | bytearray):
         out.append('"' + base64.b64encode(node).decode("ascii") + '"')
     elif isinstance(node, decimal.Decimal):
-        out.append(str(node.copy_abs() if node.is_zero() else node))  # BigDecimal.toString
+        out.append(big_decimal_to_string(node))
     else:
         raise TypeError(f"not a JSON tree node: {node!r}")
 
@@ -188,4 +183,4 @@ def node_type(node: Any) -> str:
     return "POJO"
 
 
-__all__ = ["MISSING", "Float32", "dumps", "loads", "loads_whole", "node_type"]
+__all__ = ["MISSING", "dumps", "loads", "loads_whole", "node_type"]

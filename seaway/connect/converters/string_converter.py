@@ -32,7 +32,8 @@ from seaway.connect.api.storage import (
     converter_config_def,
 )
 from seaway.connect.converters import columns
-from seaway.connect.converters._java import JavaCharset, java_to_string
+from seaway.java.objects import to_string
+from seaway.java.strings import JavaCharset
 
 ENCODING_CONFIG: Final = "converter.encoding"
 ENCODING_DEFAULT: Final = "UTF-8"
@@ -92,7 +93,7 @@ class StringConverter(Converter, HeaderConverter):
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
     ) -> bytes | None:
         """The encoded string form of *value*; None stays None."""
-        return None if value is None else self._charset.encode(java_to_string(value))
+        return None if value is None else self._charset.encode(to_string(value))
 
     def to_connect_data(
         self, topic: str, value: bytes | None, headers: Headers | None = None

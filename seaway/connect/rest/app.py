@@ -40,11 +40,12 @@ from starlette.routing import Mount
 from starlette.types import Receive, Scope, Send
 
 from seaway.connect.api.errors import AlreadyExistsError, NotFoundError
-from seaway.connect.rest.errors import BadRequestError, ConnectRestError
 from seaway.connect.rest.loggers import Loggers, parse_level
 from seaway.connect.runtime.distributed.internal_requests import send
+from seaway.connect.runtime.errors import BadRequestError, ConnectRestError
 from seaway.connect.runtime.herder import Herder, InternalRequest, RequestTargetError
 from seaway.connect.runtime.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from seaway.java.numbers import parse_int
 
 __all__ = ["create_app"]
 
@@ -373,11 +374,10 @@ def _query_bool(query: QueryParams, name: str, default: bool) -> bool:
 
 def _java_int(text: str) -> int:
     """A path ``Integer``; a 404 when Java's ``Integer.valueOf`` would fail."""
-    if re.fullmatch(r"[+-]?[0-9]+", text):
-        number = int(text)
-        if -(2**31) <= number < 2**31:
-            return number
-    raise _WebError(404)
+    try:
+        return parse_int(text)
+    except ValueError:
+        raise _WebError(404) from None
 
 
 _LOCATION_SAFE = "/!$&'()*+,;=:@-._~"

@@ -62,6 +62,7 @@ class Loggers:
     def level(self, name: str) -> dict[str, Any] | None:
         """``LoggerLevel`` of an existing logger (its effective level if none is set)."""
         with self._lock:
+            logger: logging.Logger | None
             if name.lower() == ROOT_LOGGER_NAME:
                 logger = logging.getLogger()
             else:

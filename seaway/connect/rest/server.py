@@ -13,20 +13,17 @@ Listener(protocol='http', host='', port=8083)
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 import socket
-import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import uvicorn
 from starlette.types import Receive, Scope, Send
 
+from seaway.asgi import AsgiServer
 from seaway.config import ConfigException
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.rest.app import create_app
@@ -161,21 +158,6 @@ def worker_id(url: str) -> str:
     return f"{host}:{parts.port if parts.port is not None else -1}"
 
 
-def _bind(listener: Listener) -> socket.socket:
-    """A listening socket for *listener* (an empty host: every interface, IPv4 and IPv6)."""
-    if not listener.host:
-        if socket.has_dualstack_ipv6():
-            return socket.create_server(
-                ("", listener.port), family=socket.AF_INET6, dualstack_ipv6=True
-            )
-        return socket.create_server(("", listener.port))
-    infos = socket.getaddrinfo(
-        listener.host, listener.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )
-    family, _, _, _, address = infos[0]
-    return socket.create_server(address[:2], family=family)
-
-
 class _NoHerderYet:
     """The ASGI app until a herder is attached: every request gets Connect's 404."""
 
@@ -196,21 +178,6 @@ class _Switch:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
-
-
-class _Server(uvicorn.Server):
-    """uvicorn that reports when it serves and installs no signal handlers."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.serving = threading.Event()
-
-    def capture_signals(self) -> contextlib.AbstractContextManager[None]:
-        return contextlib.nullcontext()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        self.serving.set()
 
 
 class RestServer:
@@ -252,18 +219,19 @@ class RestServer:
                 f"Invalid value {listeners} for configuration listeners: Seaway serves http or "
                 "https listeners, not both at once"
             )
-        self._ssl: Any = None
-        if protocols == {"https"}:
-            self._ssl = (tls or TlsSettings({})).server_context()
+        ssl_context = (tls or TlsSettings({})).server_context() if protocols == {"https"} else None
         self._advertised_url = advertised_url
         self._advertised = (advertised_host, advertised_port, advertised_listener)
         self._loggers = loggers or Loggers()
-        self._access_log = access_log
-        self._graceful_shutdown_timeout = graceful_shutdown_timeout
         self._switch = _Switch()
-        self._sockets: list[socket.socket] = []
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._http = AsgiServer(
+            self._switch,
+            *((listener.host, listener.port) for listener in self.listeners),
+            ssl_context=ssl_context,
+            name="seaway-rest-server",
+            access_log=access_log,
+            shutdown_timeout_s=graceful_shutdown_timeout,
+        )
         self.herder: Herder | None = None
         if herder is not None:
             self.attach(herder)
@@ -271,7 +239,7 @@ class RestServer:
     def attach(self, herder: Herder) -> None:
         """Serve the REST API of *herder* from now on."""
         self.herder = herder
-        app = create_app(herder, loggers=self._loggers)
+        app: Any = create_app(herder, loggers=self._loggers)
         if self._credentials is not None:
             app = BasicAuthMiddleware(app, self._credentials)
         self._switch.app = app
@@ -280,66 +248,18 @@ class RestServer:
 
     def start(self, timeout: float = 30.0) -> None:
         """Bind every listener and serve; returns once the server accepts connections."""
-        if self._thread is not None:
-            raise RuntimeError("REST server already started")
         log.info("Starting REST server")
         try:
-            for listener in self.listeners:
-                self._sockets.append(_bind(listener))
-                log.info("Added connector for %s", listener)
-        except OSError as exc:
-            self._close_sockets()
+            self._http.start(timeout)
+        except (OSError, RuntimeError) as exc:
             raise ConnectError(f"Unable to initialize REST server: {exc}") from exc
-        except BaseException:
-            self._close_sockets()
-            raise
-        config = uvicorn.Config(
-            self._switch,
-            log_config=None,
-            log_level="warning",
-            access_log=self._access_log,
-            lifespan="off",
-            server_header=False,
-            timeout_graceful_shutdown=self._graceful_shutdown_timeout,
-        )
-        if self._ssl is not None:  # uvicorn takes the context as it is once loaded
-            config.load()
-            config.ssl = self._ssl
-        server = _Server(config)
-        self._server = server
-        self._thread = threading.Thread(
-            target=self._run, args=(server,), name="seaway-rest-server", daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not server.serving.wait(0.05):
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise ConnectError("Unable to initialize REST server")
         log.info("REST server listening at %s, advertising URL %s", self.url, self.advertised_url)
-
-    def _run(self, server: _Server) -> None:
-        try:
-            server.run(sockets=self._sockets)
-        except BaseException:  # SystemExit included: uvicorn exits on startup failure
-            log.exception("REST server failed")
 
     def stop(self) -> None:
         """Stop accepting, let requests in flight finish, and release the ports."""
         log.info("Stopping REST server")
-        server, thread = self._server, self._thread
-        if server is not None:
-            server.should_exit = True
-        if thread is not None:
-            thread.join(self._graceful_shutdown_timeout + 5)
-        self._close_sockets()
-        self._server = self._thread = None
+        self._http.stop()
         log.info("REST server stopped")
-
-    def _close_sockets(self) -> None:
-        for sock in self._sockets:
-            sock.close()
-        self._sockets = []
 
     def __enter__(self) -> RestServer:
         self.start()
@@ -353,9 +273,7 @@ class RestServer:
     @property
     def ports(self) -> list[int]:
         """The bound port of each listener (the configured ports before :meth:`start`)."""
-        if not self._sockets:
-            return [listener.port for listener in self.listeners]
-        return [sock.getsockname()[1] for sock in self._sockets]
+        return self._http.ports
 
     @property
     def port(self) -> int:

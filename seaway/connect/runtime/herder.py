@@ -7,8 +7,8 @@ exact field names; errors are raised as:
 * :class:`~seaway.connect.api.errors.NotFoundError` → 404 (message as Kafka words it, e.g.
   ``"Connector n not found"``),
 * :class:`~seaway.connect.api.errors.AlreadyExistsError` → 409,
-* :class:`~seaway.connect.rest.errors.BadRequestError` (400) and
-  :class:`~seaway.connect.rest.errors.ConnectRestError` (any status),
+* :class:`~seaway.connect.runtime.errors.BadRequestError` (400) and
+  :class:`~seaway.connect.runtime.errors.ConnectRestError` (any status),
 * anything else → 500.
 """
 

@@ -9,15 +9,15 @@ Offsets may only change while the connector is STOPPED; the messages are Kafka's
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, cast
 
 from seaway.admin import admin_client as _admin
-from seaway.connect.api import Connector, SinkConnector
+from seaway.connect.api import Connector, SinkConnector, SourceConnector
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.offsets import partition_from_key, partition_key
 from seaway.connect.api.structs import TopicPartition
-from seaway.connect.rest.errors import BadRequestError
+from seaway.connect.runtime.errors import BadRequestError
 from seaway.connect.runtime.storage.offsets import validate_offset_map
 
 KAFKA_TOPIC: Final = "kafka_topic"
@@ -58,7 +58,7 @@ def _int(value: Any, message: str) -> int:
     raise BadRequestError(message)
 
 
-def parse_sink_offsets(offsets: list[Mapping[str, Any]]) -> dict[TopicPartition, int | None]:
+def parse_sink_offsets(offsets: Sequence[Mapping[str, Any]]) -> dict[TopicPartition, int | None]:
     """Validate sink offsets the way Kafka's ``SinkUtils`` does."""
     out: dict[TopicPartition, int | None] = {}
     for entry in offsets:
@@ -100,7 +100,7 @@ def parse_sink_offsets(offsets: list[Mapping[str, Any]]) -> dict[TopicPartition,
     return out
 
 
-def parse_source_offsets(offsets: list[Mapping[str, Any]]) -> dict[str, Any]:
+def parse_source_offsets(offsets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``{partition_key: offset or None}``, keys strings and values primitives."""
     out: dict[str, Any] = {}
     for entry in offsets:
@@ -161,7 +161,8 @@ class ConnectorOffsetsApi:
             _alter_group(client, group, parsed)
         else:
             source = parse_source_offsets(offsets)
-            acknowledged = _hook(lambda: connector.alter_offsets(config, source))
+            source_connector = cast(SourceConnector, connector)  # not a sink: a source
+            acknowledged = _hook(lambda: source_connector.alter_offsets(config, source))
             self._write_source_offsets(name, source)
         return ALTERED if acknowledged else _framework_only("altered")
 
@@ -177,7 +178,8 @@ class ConnectorOffsetsApi:
             _delete_group(client, group)
         else:
             current_source = dict.fromkeys(self._source_offsets(name))
-            acknowledged = _hook(lambda: connector.alter_offsets(config, current_source))
+            source_connector = cast(SourceConnector, connector)  # not a sink: a source
+            acknowledged = _hook(lambda: source_connector.alter_offsets(config, current_source))
             self._write_source_offsets(name, current_source)
         return RESET if acknowledged else _framework_only("reset")
 

@@ -41,8 +41,8 @@ from seaway.connect.api import (
 from seaway.connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from seaway.connect.api.flow import FlowConnector
 from seaway.connect.api.source import ExactlyOnceSupport
-from seaway.connect.rest.errors import BadRequestError
 from seaway.connect.runtime import connector_config as cc
+from seaway.connect.runtime.errors import BadRequestError
 from seaway.connect.runtime.herder import Herder, InternalRequest, JsonDict
 from seaway.connect.runtime.metrics import ConnectMetrics, WorkerState
 from seaway.connect.runtime.offsets_api import ConnectorOffsetsApi
@@ -401,7 +401,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             transactional = self.config.exactly_once_source
             if transactional and not self._before_exactly_once_start(name):
                 return
-            corrupt = getattr(self.offsets, "corrupt_offsets", lambda _: [])(name)
+            corrupt: list[str] = getattr(self.offsets, "corrupt_offsets", lambda _: [])(name)
             if corrupt:
                 raise ConnectError(
                     f"Cannot start connector {name}: {'; '.join(corrupt)}. Set its offsets "
@@ -528,7 +528,7 @@ class WorkerHerder(ConnectorOffsetsApi, Herder):
             self.offsets.flush(float(self.config.get("offset.flush.timeout.ms")) / 1000 + 25)
             run.flushed.update(changed)
 
-    def _track_topics(self, name: str, query: ConnectorQuery) -> None:
+    def _track_topics(self, name: str, query: ConnectorQuery | FlowQuery) -> None:
         known = {s.topic for s in self.statuses.get_all_topics(name)}
         now = int(time.time() * 1000)
         for topic in sorted(query.observed_topics() - known):

@@ -11,9 +11,9 @@ Transformations: ``Cast``, ``DropHeaders``, ``ExtractField``, ``Filter``, ``Flat
 ``TimestampRouter``, ``ValueToKey``. Predicates: ``HasHeaderKey``, ``RecordIsTombstone``,
 ``TopicNameMatches``.
 
-* :data:`TRANSFORMATIONS` and :data:`PREDICATES` map every accepted name (Kafka class name
-  and short alias such as ``InsertField$Value``) to its class; :data:`CLASS_NAMES` maps a
-  class back to its Kafka name; :func:`load_class` also takes Python paths.
+* :func:`load_class` finds a class by Kafka class name, short alias such as
+  ``InsertField$Value`` (the ``seaway.transforms`` and ``seaway.predicates`` entry points) or
+  Python path.
 * :class:`~seaway.connect.transforms.chain.TransformationChain` is what a connector config's
   ``transforms``/``predicates`` build; :func:`validate_transform_configs` reports their
   errors per config key, :func:`enrich` defines the per-alias keys (for ``ConfigInfos``)
@@ -25,10 +25,10 @@ including ExtractField's nested ``field.syntax.version=V2`` paths (KIP-821).
 Differences from Kafka, all deliberate:
 
 * Regexes and replacement strings are Java's, run on Python's :mod:`re` (see
-  :mod:`~seaway.connect.transforms.java_regex`): nested character classes are unsupported.
+  :mod:`~seaway.java.regex`): nested character classes are unsupported.
   A RegexRouter replacement naming a missing group fails on configure, not per record.
 * Date patterns are Java ``SimpleDateFormat``'s common letters
-  (:mod:`~seaway.connect.transforms.date_format`), always in UTC; Java's week fields
+  (:mod:`~seaway.java.dates`), always in UTC; Java's week fields
   (``w``, ``W``, ``F``) are not supported.
 * InsertHeader's ``value.literal`` is typed like ``Values.parseString`` for scalars only
   (:mod:`~seaway.connect.transforms.literals`); array and map literals stay strings.
@@ -60,13 +60,7 @@ from seaway.connect.transforms.hoist_field import HoistField, HoistFieldKey, Hoi
 from seaway.connect.transforms.insert_field import InsertField, InsertFieldKey, InsertFieldValue
 from seaway.connect.transforms.mask_field import MaskField, MaskFieldKey, MaskFieldValue
 from seaway.connect.transforms.predicates import HasHeaderKey, RecordIsTombstone, TopicNameMatches
-from seaway.connect.transforms.registry import (
-    CLASS_NAMES,
-    PREDICATES,
-    TRANSFORMATIONS,
-    PluginKind,
-    load_class,
-)
+from seaway.connect.transforms.registry import PluginKind, load_class
 from seaway.connect.transforms.replace_field import (
     ReplaceField,
     ReplaceFieldKey,
@@ -86,9 +80,6 @@ from seaway.connect.transforms.timestamp_converter import (
 from seaway.connect.transforms.value_to_key import ValueToKey
 
 __all__ = [
-    "CLASS_NAMES",
-    "PREDICATES",
-    "TRANSFORMATIONS",
     "Cast",
     "CastKey",
     "CastValue",

@@ -14,7 +14,7 @@ from seaway.connect.api.errors import DataError
 from seaway.connect.api.header import Headers
 from seaway.connect.api.records import ConnectRecord, SinkRecord
 from seaway.connect.api.transforms import Transformation
-from seaway.connect.transforms.java_regex import compile_java_regex
+from seaway.java.regex import compile_java_regex
 
 R = TypeVar("R", bound=ConnectRecord)
 

@@ -17,8 +17,6 @@ import datetime as dt
 import decimal
 import logging
 import math
-import re
-import struct
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
@@ -34,6 +32,7 @@ from seaway.connect.api.data import (
     Timestamp,
 )
 from seaway.connect.api.data.schema import class_name
+from seaway.connect.api.data.values import format_temporal
 from seaway.connect.api.errors import DataError
 from seaway.connect.transforms._util import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
@@ -50,6 +49,17 @@ from seaway.connect.transforms._util import (
     schema_cache,
     simple_config,
 )
+from seaway.java.numbers import (
+    JavaFloat,
+    double_to_integer,
+    double_to_string,
+    float_to_string,
+    narrow,
+    parse_boolean,
+    parse_double,
+    parse_int,
+    to_float32,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -64,11 +74,6 @@ _LOGICAL_NAMES: Final = frozenset(
     {Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME, Decimal.LOGICAL_NAME}
 )
 _WHOLE_VALUE: Final = None
-_MILLIS_PER_DAY: Final = 86_400_000
-_JAVA_INT: Final = re.compile(r"[+-]?[0-9]+")
-_JAVA_FLOAT: Final = re.compile(
-    r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)"
-)
 _INT_BITS: Final = {_T.INT8: 8, _T.INT16: 16, _T.INT32: 32, _T.INT64: 64}
 
 
@@ -143,50 +148,21 @@ class _OutOfRange(ValueError):
     """Java's NumberFormatException: the text is not a number of the requested type."""
 
 
-def _wrap(number: int, bits: int) -> int:
-    """*number*'s low *bits* bits as a signed integer (Java's narrowing conversion)."""
-    mask = (1 << bits) - 1
-    number &= mask
-    return number - (1 << bits) if number >> (bits - 1) else number
-
-
-def _float_to_int(number: float, bits: int) -> int:
-    """Java's ``(byte)/(short)/(int)/(long) aDouble``: saturate to int or long, then wrap."""
-    if math.isnan(number):
-        return 0
-    wide = 64 if bits == 64 else 32
-    low, high = -(1 << (wide - 1)), (1 << (wide - 1)) - 1
-    truncated = high if number >= high else low if number <= low else int(number)
-    return _wrap(truncated, bits)
-
-
 def _to_int(value: Any, bits: int) -> int:
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
-        return _wrap(value, bits)
+        return narrow(value, bits)
     if isinstance(value, float):
-        return _float_to_int(value, bits)
+        return double_to_integer(value, bits)
     if isinstance(value, decimal.Decimal):
-        return _wrap(int(value), bits)
+        return narrow(int(value), bits)
     if isinstance(value, str):
-        if not _JAVA_INT.fullmatch(value):
-            raise _OutOfRange(value)
-        number = int(value)
-        if not -(1 << (bits - 1)) <= number < (1 << (bits - 1)):
-            raise _OutOfRange(value)
-        return number
+        try:
+            return parse_int(value, bits)
+        except ValueError:
+            raise _OutOfRange(value) from None
     raise DataError(f"Unexpected type in Cast transformation: {class_name(value)}")
-
-
-def _to_float32(number: float) -> float:
-    if math.isnan(number) or math.isinf(number):
-        return number
-    try:
-        result: float = struct.unpack("f", struct.pack("f", number))[0]
-    except OverflowError:
-        return math.copysign(math.inf, number)
-    return result
 
 
 def _to_float(value: Any, float32: bool) -> float:
@@ -199,13 +175,13 @@ def _to_float(value: Any, float32: bool) -> float:
         except OverflowError:
             number = math.copysign(math.inf, value)
     elif isinstance(value, str):
-        text = value.strip()
-        if not _JAVA_FLOAT.fullmatch(text):
-            raise _OutOfRange(value)
-        number = float(text.rstrip("fFdD") if not text.endswith("Infinity") else text)
+        try:
+            number = parse_double(value)
+        except ValueError:
+            raise _OutOfRange(value) from None
     else:
         raise DataError(f"Unexpected type in Cast transformation: {class_name(value)}")
-    return _to_float32(number) if float32 else number
+    return to_float32(number) if float32 else number
 
 
 def _to_boolean(value: Any) -> bool:
@@ -214,67 +190,18 @@ def _to_boolean(value: Any) -> bool:
     if isinstance(value, int | float | decimal.Decimal):
         return _to_int(value, 64) != 0
     if isinstance(value, str):
-        return value.lower() == "true"
+        return parse_boolean(value)
     raise DataError(f"Unexpected type in Cast transformation: {class_name(value)}")
-
-
-def _shortest_float32_repr(number: float) -> str:
-    for digits in range(1, 10):
-        text = f"{number:.{digits}g}"
-        if _to_float32(float(text)) == number:
-            return text
-    return repr(number)
-
-
-def java_float_str(number: float, float32: bool = False) -> str:
-    """Java's ``Double.toString`` (or ``Float.toString``): ``1.0``, ``1.0E10``, ``NaN``."""
-    if math.isnan(number):
-        return "NaN"
-    if math.isinf(number):
-        return "Infinity" if number > 0 else "-Infinity"
-    if number == 0:
-        return "-0.0" if math.copysign(1.0, number) < 0 else "0.0"
-    text = _shortest_float32_repr(number) if float32 else repr(number)
-    sign, digits, exponent = decimal.Decimal(text).normalize().as_tuple()
-    assert isinstance(exponent, int)
-    numerals = "".join(map(str, digits))
-    scientific = len(numerals) + exponent - 1
-    prefix = "-" if sign else ""
-    if 1e-3 <= abs(number) < 1e7:
-        if exponent >= 0:
-            return f"{prefix}{numerals}{'0' * exponent}.0"
-        point = len(numerals) + exponent
-        if point <= 0:
-            return f"{prefix}0.{'0' * -point}{numerals}"
-        return f"{prefix}{numerals[:point]}.{numerals[point:]}"
-    fraction = numerals[1:] or "0"
-    return f"{prefix}{numerals[0]}.{fraction}E{scientific}"
-
-
-def _temporal_str(value: dt.date | dt.time) -> str:
-    """Kafka's ``Values.dateFormatFor``: a time, a date or a timestamp, by the epoch millis."""
-    if isinstance(value, dt.datetime):
-        millis = Timestamp.from_logical(Timestamp.SCHEMA, value)
-    elif isinstance(value, dt.date):
-        millis = Date.from_logical(Date.SCHEMA, value) * _MILLIS_PER_DAY
-    else:
-        millis = Time.from_logical(Time.SCHEMA, value)
-    instant = Timestamp.to_logical(Timestamp.SCHEMA, millis)
-    stamp = f"{instant:%H:%M:%S}.{instant.microsecond // 1000:03d}Z"
-    if millis < _MILLIS_PER_DAY:
-        return stamp
-    if millis % _MILLIS_PER_DAY == 0:
-        return f"{instant:%Y-%m-%d}"
-    return f"{instant:%Y-%m-%d}T{stamp}"
 
 
 def _to_string(value: Any, schema_type: SchemaType | None) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return java_float_str(value, float32=schema_type is SchemaType.FLOAT32)
+        single = schema_type is SchemaType.FLOAT32 or isinstance(value, JavaFloat)
+        return float_to_string(value) if single else double_to_string(value)
     if isinstance(value, dt.date | dt.time):
-        return _temporal_str(value)
+        return format_temporal(value)
     if isinstance(value, bytes | bytearray):
         return base64.b64encode(bytes(value)).decode("ascii")
     return str(value)
@@ -372,9 +299,9 @@ class Cast(KeyOrValueTransformation[R]):
         cast_struct = Struct(updated_schema)
         for field in struct.schema.fields:
             original = field_value(struct, field, self._replace_null_with_default)
-            target = self._casts.get(field.name)
+            cast_to = self._casts.get(field.name)
             updated_value = (
-                original if target is None else cast_value(field.schema, original, target)
+                original if cast_to is None else cast_value(field.schema, original, cast_to)
             )
             logger.debug("Cast field '%s' from '%s' to '%s'", field.name, original, updated_value)
             cast_struct.put(field.name, updated_value)
@@ -437,4 +364,4 @@ class CastValue(OnValue, Cast[R]):
 Cast.Key = CastKey
 Cast.Value = CastValue
 
-__all__ = ["Cast", "CastKey", "CastValue", "cast_value", "java_float_str", "parse_field_types"]
+__all__ = ["Cast", "CastKey", "CastValue", "cast_value", "parse_field_types"]

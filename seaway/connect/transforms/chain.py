@@ -49,11 +49,11 @@ from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.transforms import Predicate, Transformation
 from seaway.connect.transforms._util import R
 from seaway.connect.transforms.registry import (
-    CLASS_NAMES,
     PluginKind,
     check_plugin_class,
     find_class,
     plugin_class_name,
+    plugin_names,
 )
 
 logger = logging.getLogger(__name__)
@@ -285,13 +285,7 @@ class _ClassRecommender:
         self._kind = kind
 
     def valid_values(self, name: str, parsed_config: Mapping[str, Any]) -> list[Any]:
-        prefix = "org.apache.kafka.connect.transforms."
-        predicates = prefix + "predicates."
-        return sorted(
-            kafka_name
-            for kafka_name in CLASS_NAMES.values()
-            if kafka_name.startswith(predicates) == (self._kind == "predicate")
-        )
+        return plugin_names(self._kind)
 
     def visible(self, name: str, parsed_config: Mapping[str, Any]) -> bool:
         return True

@@ -178,10 +178,10 @@ class HeaderFrom(KeyOrValueTransformation[R]):
         if schema is None:
             original = require_map(value, self._purpose)
             updated = dict(original)
-            for field, header in zip(self._fields, self._headers, strict=True):
+            for name, header in zip(self._fields, self._headers, strict=True):
                 if self._move:
-                    updated.pop(field, None)
-                headers.add(header, original.get(field), None)
+                    updated.pop(name, None)
+                headers.add(header, original.get(name), None)
             return self.new_record(record, None, updated, headers)
         struct = require_struct(value, self._purpose)
         updated_schema, updated_struct = schema, struct
@@ -193,11 +193,11 @@ class HeaderFrom(KeyOrValueTransformation[R]):
                     field, field_value(struct, field.name, self._replace_null_with_default)
                 )
         for name, header in zip(self._fields, self._headers, strict=True):
-            field = schema.field(name)
-            if field is None:
+            source = schema.field(name)
+            if source is None:
                 raise DataError(f"{name} is not a valid field name")
             headers.add(
-                header, field_value(struct, name, self._replace_null_with_default), field.schema
+                header, field_value(struct, name, self._replace_null_with_default), source.schema
             )
         return self.new_record(record, updated_schema, updated_struct, headers)
 

@@ -109,10 +109,10 @@ def _custom_replacement(value: Any, replacement: str, schema: Schema | None) -> 
     if isinstance(value, decimal.Decimal):
         if not _NUMBER.fullmatch(replacement):
             raise _not_a_number(replacement)
-        number = decimal.Decimal(replacement)
+        amount = decimal.Decimal(replacement)
         if schema is not None and schema.name == Decimal.LOGICAL_NAME:
-            number = number.quantize(decimal.Decimal(1).scaleb(-Decimal.scale(schema)))
-        return number
+            amount = amount.quantize(decimal.Decimal(1).scaleb(-Decimal.scale(schema)))
+        return amount
     raise DataError(f"Cannot mask value of type {class_name(value)} with custom replacement.")
 
 

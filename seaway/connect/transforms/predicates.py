@@ -15,7 +15,7 @@ from seaway.config import (
 )
 from seaway.connect.api.transforms import Predicate
 from seaway.connect.transforms._util import R, RegexValidator, simple_config
-from seaway.connect.transforms.java_regex import compile_java_regex
+from seaway.java.regex import compile_java_regex
 
 PATTERN_CONFIG = "pattern"
 NAME_CONFIG = "name"

@@ -45,6 +45,10 @@ def parse_rename_mappings(mappings: Sequence[str]) -> dict[str, str]:
     return renames
 
 
+def _check_renames(name: str, value: Any) -> None:
+    parse_rename_mappings(value)
+
+
 CONFIG_DEF = define_replace_null_with_default(
     ConfigDef()
     .define(
@@ -66,7 +70,7 @@ CONFIG_DEF = define_replace_null_with_default(
         Type.LIST,
         [],
         LambdaValidator(
-            lambda name, value: parse_rename_mappings(value),
+            _check_renames,
             "list of colon-delimited pairs, e.g. <code>foo:bar,abc:xyz</code>",
         ),
         Importance.MEDIUM,

@@ -11,8 +11,8 @@ from seaway.connect.api.data import Timestamp
 from seaway.connect.api.errors import DataError
 from seaway.connect.api.transforms import Transformation
 from seaway.connect.transforms._util import R, RegexValidator, simple_config
-from seaway.connect.transforms.date_format import SimpleDateFormat
-from seaway.connect.transforms.java_regex import JavaReplacement, compile_java_regex
+from seaway.java.dates import SimpleDateFormat
+from seaway.java.regex import JavaReplacement, compile_java_regex
 
 logger = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from seaway.connect.transforms._util import (
     schema_cache,
     simple_config,
 )
-from seaway.connect.transforms.date_format import SimpleDateFormat
+from seaway.java.dates import SimpleDateFormat
 
 FIELD_CONFIG = "field"
 TARGET_TYPE_CONFIG = "target.type"

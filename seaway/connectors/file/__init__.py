@@ -18,7 +18,7 @@ from seaway.connectors.file.config import (
     TASK_BATCH_SIZE_CONFIG,
     TOPIC_CONFIG,
 )
-from seaway.connectors.file.sink import FileStreamSinkConnector, FileStreamSinkTask, java_to_string
+from seaway.connectors.file.sink import FileStreamSinkConnector, FileStreamSinkTask
 from seaway.connectors.file.source import (
     FileStreamSourceConnector,
     FileStreamSourceTask,
@@ -40,5 +40,4 @@ __all__ = [
     "FileStreamSourceTask",
     "FileStreamStdinSourceTask",
     "__version__",
-    "java_to_string",
 ]

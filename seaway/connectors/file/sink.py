@@ -10,9 +10,9 @@ Behaviour follows Kafka's ``connect-file``:
   :meth:`FileStreamSinkTask.start` raises ``ConnectError("Couldn't find or create file
   '<file>' for FileStreamSinkTask")`` and the task fails.
 * :meth:`FileStreamSinkTask.put` writes each record's value as Java's
-  ``PrintStream.println`` would: its ``toString`` (see :func:`java_to_string`; None is
-  ``null``) and ``"\\n"``. :meth:`FileStreamSinkTask.flush` flushes, and for a file also
-  fsyncs, so the consumer offsets committed after it are backed by durable lines.
+  ``PrintStream.println`` would: its ``toString`` (:func:`seaway.java.objects.to_string`:
+  None is ``null``) and ``"\\n"``. :meth:`FileStreamSinkTask.flush` flushes, and for a file
+  also fsyncs, so the consumer offsets committed after it are backed by durable lines.
 
 Differences from Kafka: ``bytes`` values (from ``ByteArrayConverter``) are written
 decoded as UTF-8 rather than as Java's ``[B@1b6d3586``; Seaway's flush also fsyncs.
@@ -21,13 +21,11 @@ decoded as UTF-8 rather than as Java's ``[B@1b6d3586``; Seaway's flush also fsyn
 from __future__ import annotations
 
 import logging
-import math
 import os
 import sys
 import threading
 from collections.abc import Collection, Mapping
-from decimal import Decimal
-from typing import Any, BinaryIO, TextIO
+from typing import BinaryIO, TextIO
 
 import pyarrow as pa
 
@@ -43,52 +41,9 @@ from seaway.connect.api import (
 )
 from seaway.connect.api.batches import BatchSinkTask, SinkBatch
 from seaway.connectors.file.config import FILE_CONFIG, SINK_CONFIG_DEF
+from seaway.java.objects import to_string
 
 logger = logging.getLogger(__name__)
-
-
-def _java_double(value: float) -> str:
-    """Java's ``Double.toString``: decimal in [1e-3, 1e7), else ``d.dddE±n``."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    magnitude = abs(value)
-    if value == 0 or 1e-3 <= magnitude < 1e7:
-        return repr(value)  # Python's shortest repr is decimal ("1.0", "0.001") in this range
-    _, digits, exponent = Decimal(repr(magnitude)).as_tuple()
-    text = "".join(map(str, digits)).rstrip("0") or "0"
-    power = len(digits) + int(exponent) - 1
-    mantissa = text[0] + "." + (text[1:] or "0")
-    return ("-" if value < 0 else "") + f"{mantissa}E{power}"
-
-
-def java_to_string(value: Any) -> str:
-    """*value* as Java's ``String.valueOf`` renders the Connect value it stands for.
-
-    None is ``null``, booleans ``true``/``false``, doubles as ``Double.toString``, lists
-    ``[a, b]`` and maps ``{k=v, k2=v2}`` (Java's collection formats); ``bytes`` are
-    decoded as UTF-8; anything else (str, int, Struct, Decimal, ...) is ``str(value)``.
-    """
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _java_double(value)
-    if isinstance(value, bytes | bytearray | memoryview):
-        return bytes(value).decode("utf-8", errors="replace")
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(java_to_string(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return (
-            "{"
-            + ", ".join(f"{java_to_string(k)}={java_to_string(v)}" for k, v in value.items())
-            + "}"
-        )
-    return str(value)
 
 
 def _sink_records(batch: SinkBatch) -> list[SinkRecord]:
@@ -182,7 +137,7 @@ class FileStreamSinkTask(BatchSinkTask):
     def put(self, records: Collection[SinkRecord]) -> None:
         if not records:
             return
-        text = "".join(java_to_string(record.value) + "\n" for record in records)
+        text = "".join(to_string(record.value) + "\n" for record in records)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("Writing %d lines to %s", len(records), self._log_filename())
         with self._lock:
@@ -230,4 +185,4 @@ class FileStreamSinkTask(BatchSinkTask):
                     self._file = None
 
 
-__all__ = ["FileStreamSinkConnector", "FileStreamSinkTask", "java_to_string"]
+__all__ = ["FileStreamSinkConnector", "FileStreamSinkTask"]

@@ -1,8 +1,10 @@
 """The Kafka source and sink options, with Spark's names, defaults and error messages.
 
-Options arrive as a case-insensitive mapping of strings (Spark lower-cases the keys).
-Everything is validated up front on the driver, so a bad option fails the query with a
-message naming the option instead of a task-side stack trace.
+:data:`SOURCE_CONFIG_DEF` and :data:`SINK_CONFIG_DEF` declare every option (type, default,
+check, doc; docs/spark.md shows :func:`options_table` of each). Options arrive as a
+case-insensitive mapping of strings (Spark lower-cases the keys); ``kafka.*`` ones go to the
+Kafka client. Everything is validated up front on the driver, so a bad option fails the
+query with a message naming the option instead of a task-side stack trace.
 """
 
 from __future__ import annotations
@@ -10,53 +12,131 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from seaway.config import ConfigException
+from seaway.config import ConfigDef, ConfigException, LambdaValidator, Type, convert_to_string
 from seaway.kafka.java_config import to_librdkafka
 
 __all__ = [
+    "EARLIEST",
+    "LATEST",
+    "SINK_CONFIG_DEF",
+    "SOURCE_CONFIG_DEF",
     "KafkaOptionError",
     "SinkOptions",
     "SourceOptions",
+    "StartSpec",
+    "options_table",
     "parse_sink_options",
     "parse_source_options",
 ]
 
-# Spark lower-cases option keys; these are the lower-cased forms of Spark's option names.
-_SOURCE_OPTION_NAMES = (
-    "subscribe",
-    "subscribePattern",
-    "assign",
-    "startingOffsets",
-    "endingOffsets",
-    "startingOffsetsByTimestamp",
-    "endingOffsetsByTimestamp",
-    "startingTimestamp",
-    "endingTimestamp",
-    "startingOffsetsByTimestampStrategy",
-    "failOnDataLoss",
-    "kafkaConsumer.pollTimeoutMs",
-    "fetchOffset.numRetries",
-    "fetchOffset.retryIntervalMs",
-    "maxOffsetsPerTrigger",
-    "minOffsetsPerTrigger",
-    "maxTriggerDelay",
-    "minPartitions",
-    "maxRecordsPerPartition",
-    "groupIdPrefix",
-    "includeHeaders",
+EARLIEST = -2
+LATEST = -1
+
+
+class KafkaOptionError(ValueError):
+    """A Kafka source or sink option is missing, unknown or malformed."""
+
+
+def _must(text: str, ok: Callable[[Any], bool] = lambda value: True) -> LambdaValidator:
+    """A check whose *text* ("a positive integer") is the docs' rule and the error's."""
+
+    def check(name: str, value: Any) -> None:
+        if value is not None and not ok(value):
+            raise ConfigException(name, value, text)
+
+    return LambdaValidator(check, text)
+
+
+_BOOLEAN = _must("'true' or 'false'")
+_POSITIVE = _must("a positive integer", lambda n: n > 0)
+_NATURAL = _must("a non-negative integer", lambda n: n >= 0)
+_TIMESTAMP = _must("a timestamp in milliseconds")
+# Spark's time strings (JavaUtils.timeStringAsMs): a number, in ms unless a unit follows.
+_DURATION = re.compile(r"([0-9]+)(us|ms|s|m|min|h|d)?")
+_UNIT_MS: Final = dict(us=0.001, ms=1, s=1000, m=60_000, min=60_000, h=3_600_000, d=86_400_000)
+_DURATION_RULE = _must(
+    "a duration such as '15m', '30s' or '500ms'",
+    lambda s: _DURATION.fullmatch(s.lower()) is not None,
 )
-_SOURCE_OPTIONS = {name.lower(): name for name in _SOURCE_OPTION_NAMES}
-_SINK_OPTIONS = {
-    "topic": "topic",
-    "includeheaders": "includeHeaders",
-    "exactlyonce": "exactlyOnce",
-    "transactionalidprefix": "transactionalIdPrefix",
-    "transactionalidperquery": "transactionalIdPerQuery",
-}
+
+
+def _duration_ms(text: str) -> int:
+    number, unit = _DURATION.fullmatch(text.lower()).groups()  # type: ignore[union-attr]
+    return int(int(number) * _UNIT_MS[unit or "ms"])
+
+
+SOURCE_CONFIG_DEF: Final = (
+    ConfigDef()
+    .define("subscribe", Type.STRING, None, doc="Topics to read, comma-separated. Exactly one "
+            "of `subscribe`, `subscribePattern` and `assign` is required.")
+    .define("subscribePattern", Type.STRING, None, doc="A regular expression: every topic it "
+            "matches is read, topics created later included.")
+    .define("assign", Type.STRING, None, doc='The partitions to read: `{"topicA":[0,1]}`.')
+    .define("startingOffsets", Type.STRING, None, doc="Where a query starts: `earliest`, "
+            '`latest` (streams only) or `{"t":{"0":23,"1":-2}}` (-2 earliest, -1 latest). '
+            "Default: `latest` for streams, `earliest` for batch queries.")
+    .define("startingOffsetsByTimestamp", Type.STRING, None, doc="Start at each partition's "
+            'first offset whose timestamp is >= the given one: `{"t":{"0":1700000000000}}`.')
+    .define("startingTimestamp", Type.LONG, None, _TIMESTAMP, doc="One such timestamp for "
+            "every partition. The timestamp options win over `startingOffsets`.")
+    .define("startingOffsetsByTimestampStrategy", Type.STRING, "error",
+            _must("'error' or 'latest'", lambda s: s.lower() in ("error", "latest")),
+            doc="When no offset matches a starting timestamp: `error` fails the query, "
+            "`latest` starts at the log end.")
+    .define("endingOffsets", Type.STRING, "latest", doc="Batch queries only: `latest` or "
+            "JSON as `startingOffsets` (-1 latest).")
+    .define("endingOffsetsByTimestamp", Type.STRING, None, doc="Batch queries only: end "
+            "before each partition's first offset at or after the given timestamp.")
+    .define("endingTimestamp", Type.LONG, None, _TIMESTAMP, doc="Batch queries only: one "
+            "such timestamp for every partition.")
+    .define("failOnDataLoss", Type.BOOLEAN, True, _BOOLEAN, doc="`true`: fail when planned "
+            "offsets are gone (retention, DeleteRecords, deleted topic); `false`: log and skip.")
+    .define("kafkaConsumer.pollTimeoutMs", Type.LONG, 120_000, _POSITIVE, doc="How long a "
+            "task waits for records in its range before failing, in milliseconds.")
+    .define("fetchOffset.numRetries", Type.INT, 3, _NATURAL, doc="Accepted for "
+            "compatibility, not used: each offset lookup waits up to 30 s, librdkafka "
+            "retrying within that time.")
+    .define("fetchOffset.retryIntervalMs", Type.LONG, 10, _NATURAL, doc="Accepted for "
+            "compatibility, not used (as `fetchOffset.numRetries`).")
+    .define("maxOffsetsPerTrigger", Type.LONG, None, _POSITIVE, doc="Streams: at most this "
+            "many records per micro-batch, shared across partitions by backlog.")
+    .define("minOffsetsPerTrigger", Type.LONG, None, _POSITIVE, doc="Streams: wait until "
+            "this many new records are available, or `maxTriggerDelay` has passed since the "
+            "last batch, before the next micro-batch (not with `Trigger.AvailableNow`, which "
+            "reads what is there). Combines with `maxOffsetsPerTrigger`, which must not be "
+            "smaller.")
+    .define("maxTriggerDelay", Type.STRING, "15m", _DURATION_RULE, doc="Streams: the "
+            "longest `minOffsetsPerTrigger` holds a micro-batch back.")
+    .define("minPartitions", Type.INT, None, _POSITIVE, doc="Split offset ranges so that a "
+            "batch has at least this many Spark tasks.")
+    .define("maxRecordsPerPartition", Type.LONG, None, _POSITIVE, doc="Split offset ranges "
+            "so that no Spark task reads more records than this.")
+    .define("groupIdPrefix", Type.STRING, "spark-kafka-source", doc="Prefix of the random "
+            "consumer group id used for fetching (`kafka.group.id` sets it whole); no offsets "
+            "are ever committed.")
+    .define("includeHeaders", Type.BOOLEAN, False, _BOOLEAN, doc="Add the `headers` column.")
+)  # fmt: skip
+
+SINK_CONFIG_DEF: Final = (
+    ConfigDef()
+    .define("topic", Type.STRING, None, doc="The topic of every record (wins over a `topic` "
+            "column).")
+    .define("includeHeaders", Type.BOOLEAN, False, _BOOLEAN, doc="Write the `headers` column.")
+    .define("exactlyOnce", Type.BOOLEAN, False, _BOOLEAN, doc="`true`: every task writes its "
+            "part of a micro-batch in one Kafka transaction; `false`: at-least-once, as "
+            "Spark's sink.")
+    .define("transactionalIdPrefix", Type.STRING, "seaway-spark", _must("non-empty", bool),
+            doc="Prefix of the tasks' transactional ids and marker groups.")
+    .define("transactionalIdPerQuery", Type.BOOLEAN, True, _BOOLEAN, doc="`true`: ids "
+            "`<prefix>-<queryId>-<partition>`; `false`: `<prefix>-<partition>`, the same in "
+            "every run, so a new run fences a crashed run's open transactions at once (Seaway "
+            "Connect uses this).")
+)  # fmt: skip
+
 # Options Spark itself (not the source) may pass along.
 _SPARK_OPTIONS = {"path", "checkpointlocation", "queryname", "__checkpointlocation"}
 
@@ -74,12 +154,15 @@ _UNSUPPORTED_PRODUCER = {
     "interceptor.classes": "interceptors are not supported",
 }
 
-EARLIEST = -2
-LATEST = -1
 
-
-class KafkaOptionError(ValueError):
-    """A Kafka source or sink option is missing, unknown or malformed."""
+def options_table(definition: ConfigDef) -> str:
+    """Markdown table rows of *definition*'s options, as docs/spark.md lists them."""
+    rows = []
+    for key in definition.config_keys.values():
+        default = convert_to_string(key.default_value, key.type)
+        rows.append(f"| `{key.name}` | {key.documentation}")
+        rows[-1] += f" Default: `{default}`. |" if default is not None else " |"
+    return "\n".join(rows)
 
 
 @dataclass(frozen=True)
@@ -104,6 +187,8 @@ class SourceOptions:
     fail_on_data_loss: bool = True
     poll_timeout_ms: int = 120_000
     max_offsets_per_trigger: int | None = None
+    min_offsets_per_trigger: int | None = None
+    max_trigger_delay_ms: int = 900_000
     min_partitions: int | None = None
     max_records_per_partition: int | None = None
     group_id: str = ""
@@ -150,10 +235,32 @@ class SinkOptions:
         }
 
 
+def _parse(definition: ConfigDef, options: Mapping[str, str], what: str) -> dict[str, Any]:
+    """*definition*'s values from lower-cased *options*; errors name the option as Spark does."""
+    names = {name.lower(): name for name in definition.names()}
+    for key in options:
+        if key not in names and not key.startswith("kafka.") and key not in _SPARK_OPTIONS:
+            raise KafkaOptionError(
+                f"Unknown {what} option '{key}' (option names are case-insensitive). Known "
+                f"options: {', '.join(names.values())}, and 'kafka.*' settings passed to the "
+                "Kafka client."
+            )
+    props = {names[k]: v for k, v in options.items() if k in names}
+    try:
+        return definition.parse(props)
+    except ConfigException as e:
+        spec = definition.config_keys.get(e.name or "")
+        if spec is None or spec.validator is None:
+            raise KafkaOptionError(str(e)) from None
+        raise KafkaOptionError(
+            f"Option '{spec.name}' must be {spec.validator}, got '{props[spec.name]}'."
+        ) from None
+
+
 def _split_kafka(
     options: Mapping[str, str], unsupported: Mapping[str, str]
 ) -> tuple[str, dict[str, str]]:
-    params = {k[len("kafka.") :]: v for k, v in options.items() if k.lower().startswith("kafka.")}
+    params = {k[len("kafka.") :]: v for k, v in options.items() if k.startswith("kafka.")}
     for key, advice in unsupported.items():
         if key in params:
             raise KafkaOptionError(f"Kafka option 'kafka.{key}' is not supported: {advice}.")
@@ -168,46 +275,6 @@ def _split_kafka(
             'client (e.g. .option("kafka.bootstrap.servers", "localhost:9092")).'
         )
     return servers, params
-
-
-def _check_known(options: Mapping[str, str], known: Mapping[str, str], what: str) -> None:
-    for key in options:
-        low = key.lower()
-        if low.startswith("kafka.") or low in known or low in _SPARK_OPTIONS:
-            continue
-        raise KafkaOptionError(
-            f"Unknown {what} option '{key}' (option names are case-insensitive). Known "
-            f"options: {', '.join(known.values())}, and 'kafka.*' settings passed to the "
-            "Kafka client."
-        )
-
-
-def _name(key: str) -> str:
-    """The option's name as Spark documents it (keys arrive lower-cased)."""
-    return _SOURCE_OPTIONS.get(key, _SINK_OPTIONS.get(key, key))
-
-
-def _bool(options: Mapping[str, str], key: str, default: bool) -> bool:
-    raw = options.get(key)
-    if raw is None:
-        return default
-    value = raw.strip().lower()
-    if value not in ("true", "false"):
-        raise KafkaOptionError(f"Option '{_name(key)}' must be 'true' or 'false', got '{raw}'.")
-    return value == "true"
-
-
-def _positive_int(options: Mapping[str, str], key: str) -> int | None:
-    raw = options.get(key)
-    if raw is None:
-        return None
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise KafkaOptionError(f"Option '{_name(key)}' must be a positive integer, got '{raw}'.")
-    return value
 
 
 def _json_object(key: str, raw: str, example: str) -> dict[str, Any]:
@@ -250,26 +317,17 @@ def parse_partition_numbers(key: str, raw: str, example: str) -> dict[str, dict[
     return parsed
 
 
-def _start_spec(
-    options: Mapping[str, str], prefix: str, default: str, *, streaming_end: bool = False
-) -> StartSpec:
-    timestamp = options.get(f"{prefix}timestamp")
-    if timestamp is not None:
-        try:
-            return StartSpec("timestamp", timestamp=int(timestamp))
-        except ValueError:
-            raise KafkaOptionError(
-                f"Option '{prefix}Timestamp' must be a timestamp in milliseconds, "
-                f"got '{timestamp}'."
-            ) from None
-    by_ts = options.get(f"{prefix}offsetsbytimestamp")
+def _start_spec(values: Mapping[str, Any], prefix: str, default: str) -> StartSpec:
+    if values[f"{prefix}Timestamp"] is not None:
+        return StartSpec("timestamp", timestamp=values[f"{prefix}Timestamp"])
+    by_ts = values[f"{prefix}OffsetsByTimestamp"]
     if by_ts is not None:
         example = '{"topicA":{"0":1700000000000}}'
         return StartSpec(
             "timestamps",
             offsets=parse_partition_numbers(f"{prefix}OffsetsByTimestamp", by_ts, example),
         )
-    raw = options.get(f"{prefix}offsets", default).strip()
+    raw = values[f"{prefix}Offsets"] or default
     if raw.lower() in ("earliest", "latest"):
         return StartSpec(raw.lower())
     example = '{"topicA":{"0":23,"1":-1},"topicB":{"0":-2}}'
@@ -284,29 +342,23 @@ def _start_spec(
     return StartSpec("offsets", offsets=offsets)
 
 
-def parse_source_options(options: Mapping[str, str], *, streaming: bool) -> SourceOptions:
-    """Validate the source options as Spark's KafkaSourceProvider does, with clear errors."""
-    options = {k.lower(): v for k, v in options.items()}
-    _check_known(options, _SOURCE_OPTIONS, "Kafka source")
-    servers, params = _split_kafka(options, _UNSUPPORTED_CONSUMER)
-    chosen = [k for k in ("subscribe", "subscribepattern", "assign") if k in options]
-    names = {"subscribe": "subscribe", "subscribepattern": "subscribePattern", "assign": "assign"}
+def _topics(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The one of ``subscribe``, ``subscribePattern`` and ``assign`` given, parsed."""
+    chosen = [k for k in ("subscribe", "subscribePattern", "assign") if values[k] is not None]
     if len(chosen) != 1:
         raise KafkaOptionError(
             "Exactly one of the options 'subscribe', 'subscribePattern', 'assign' must be "
-            f"specified for the Kafka source, got {[names[c] for c in chosen] or 'none'}."
+            f"specified for the Kafka source, got {chosen or 'none'}."
         )
-    subscribe: tuple[str, ...] = ()
-    pattern = None
-    assign = None
     if chosen[0] == "subscribe":
-        subscribe = tuple(t.strip() for t in options["subscribe"].split(",") if t.strip())
+        subscribe = tuple(t.strip() for t in values["subscribe"].split(",") if t.strip())
         if not subscribe:
             raise KafkaOptionError(
                 "Option 'subscribe' must list at least one topic, e.g. 'orders,payments'."
             )
-    elif chosen[0] == "subscribepattern":
-        pattern = options["subscribepattern"].strip()
+        return {"subscribe": subscribe}
+    if chosen[0] == "subscribePattern":
+        pattern = values["subscribePattern"]
         try:
             re.compile(pattern)
         except re.error as e:
@@ -315,24 +367,30 @@ def parse_source_options(options: Mapping[str, str], *, streaming: bool) -> Sour
             ) from None
         if not pattern:
             raise KafkaOptionError("Option 'subscribePattern' must not be empty.")
-    else:
-        example = '{"topicA":[0,1],"topicB":[2,4]}'
-        raw = _json_object("assign", options["assign"], example)
-        assign = {}
-        for topic, partitions in raw.items():
-            if not isinstance(partitions, list) or not all(
-                isinstance(p, int) and p >= 0 for p in partitions
-            ):
-                raise KafkaOptionError(
-                    f"Option 'assign': topic '{topic}' must map to a list of partition "
-                    f"numbers, e.g. {example}"
-                )
-            assign[topic] = tuple(partitions)
-        if not assign:
+        return {"subscribe_pattern": pattern}
+    example = '{"topicA":[0,1],"topicB":[2,4]}'
+    assign = {}
+    for topic, partitions in _json_object("assign", values["assign"], example).items():
+        if not isinstance(partitions, list) or not all(
+            isinstance(p, int) and p >= 0 for p in partitions
+        ):
             raise KafkaOptionError(
-                f"Option 'assign' must name at least one partition, e.g. {example}"
+                f"Option 'assign': topic '{topic}' must map to a list of partition "
+                f"numbers, e.g. {example}"
             )
-    starting = _start_spec(options, "starting", "latest" if streaming else "earliest")
+        assign[topic] = tuple(partitions)
+    if not assign:
+        raise KafkaOptionError(f"Option 'assign' must name at least one partition, e.g. {example}")
+    return {"assign": assign}
+
+
+def parse_source_options(options: Mapping[str, str], *, streaming: bool) -> SourceOptions:
+    """Validate the source options as Spark's KafkaSourceProvider does, with clear errors."""
+    options = {k.lower(): v for k, v in options.items()}
+    values = _parse(SOURCE_CONFIG_DEF, options, "Kafka source")
+    servers, params = _split_kafka(options, _UNSUPPORTED_CONSUMER)
+    topics = _topics(values)
+    starting = _start_spec(values, "starting", "latest" if streaming else "earliest")
     if not streaming and starting.kind == "latest":
         raise KafkaOptionError("Option 'startingOffsets' cannot be 'latest' for a batch query.")
     if (
@@ -343,68 +401,58 @@ def parse_source_options(options: Mapping[str, str], *, streaming: bool) -> Sour
         raise KafkaOptionError("Option 'startingOffsets' cannot use -1 (latest) for a batch query.")
     ending = StartSpec("latest")
     if not streaming:
-        ending = _start_spec(options, "ending", "latest")
+        ending = _start_spec(values, "ending", "latest")
         if ending.kind == "earliest" or any(
             o == EARLIEST for p in ending.offsets.values() for o in p.values()
         ):
             raise KafkaOptionError(
                 "Option 'endingOffsets' cannot be 'earliest' (-2) for a batch query."
             )
-    elif any(k.startswith("ending") for k in options):
-        key = next(k for k in options if k.startswith("ending"))
+    elif ending_key := next((k for k in options if k.startswith("ending")), None):
+        name = next(n for n in SOURCE_CONFIG_DEF.names() if n.lower() == ending_key)
+        raise KafkaOptionError(f"Option '{name}' is for batch queries only: a stream has no end.")
+    low, high = values["minOffsetsPerTrigger"], values["maxOffsetsPerTrigger"]
+    if low is not None and high is not None and low > high:
         raise KafkaOptionError(
-            f"Option '{_name(key)}' is for batch queries only: a stream has no end."
+            f"The value of minOffsetsPerTrigger ({low}) is higher than the "
+            f"maxOffsetsPerTrigger ({high})."
         )
-    strategy = options.get("startingoffsetsbytimestampstrategy", "error").strip().lower()
-    if strategy not in ("error", "latest"):
-        raise KafkaOptionError(
-            "Option 'startingOffsetsByTimestampStrategy' must be 'error' or 'latest', "
-            f"got '{strategy}'."
-        )
-    group_id = (
-        params.pop("group.id", None)
-        or f"{options.get('groupidprefix', 'spark-kafka-source')}-{uuid.uuid4()}"
-    )
-    poll = _positive_int(options, "kafkaconsumer.polltimeoutms")
+    group_id = params.pop("group.id", None) or f"{values['groupIdPrefix']}-{uuid.uuid4()}"
     return SourceOptions(
         bootstrap_servers=servers,
         kafka_params=params,
-        subscribe=subscribe,
-        subscribe_pattern=pattern,
-        assign=assign,
+        **topics,
         starting=starting,
         ending=ending,
-        timestamp_strategy=strategy,
-        fail_on_data_loss=_bool(options, "failondataloss", True),
-        poll_timeout_ms=poll or 120_000,
-        max_offsets_per_trigger=_positive_int(options, "maxoffsetspertrigger"),
-        min_partitions=_positive_int(options, "minpartitions"),
-        max_records_per_partition=_positive_int(options, "maxrecordsperpartition"),
+        timestamp_strategy=values["startingOffsetsByTimestampStrategy"].lower(),
+        fail_on_data_loss=values["failOnDataLoss"],
+        poll_timeout_ms=values["kafkaConsumer.pollTimeoutMs"],
+        max_offsets_per_trigger=high,
+        min_offsets_per_trigger=low,
+        max_trigger_delay_ms=_duration_ms(values["maxTriggerDelay"]),
+        min_partitions=values["minPartitions"],
+        max_records_per_partition=values["maxRecordsPerPartition"],
         group_id=group_id,
-        include_headers=_bool(options, "includeheaders", False),
+        include_headers=values["includeHeaders"],
     )
 
 
 def parse_sink_options(options: Mapping[str, str]) -> SinkOptions:
+    """Validate the sink options; ``kafka.transactional.id`` is refused (ids are per task)."""
     options = {k.lower(): v for k, v in options.items()}
-    _check_known(options, _SINK_OPTIONS, "Kafka sink")
+    values = _parse(SINK_CONFIG_DEF, options, "Kafka sink")
     servers, params = _split_kafka(options, _UNSUPPORTED_PRODUCER)
-    topic = options.get("topic")
-    exactly_once = _bool(options, "exactlyonce", False)
     if "transactional.id" in params:
         raise KafkaOptionError(
             "Kafka option 'kafka.transactional.id' is not supported: set 'exactlyOnce' to "
             "'true' (and optionally 'transactionalIdPrefix'); each task derives its own id."
         )
-    prefix = options.get("transactionalidprefix", "seaway-spark").strip()
-    if not prefix:
-        raise KafkaOptionError("Option 'transactionalIdPrefix' must not be empty.")
     return SinkOptions(
         bootstrap_servers=servers,
         kafka_params=params,
-        topic=topic.strip() if topic and topic.strip() else None,
-        include_headers=_bool(options, "includeheaders", False),
-        exactly_once=exactly_once,
-        transactional_id_prefix=prefix,
-        transactional_id_per_query=_bool(options, "transactionalidperquery", True),
+        topic=values["topic"] or None,
+        include_headers=values["includeHeaders"],
+        exactly_once=values["exactlyOnce"],
+        transactional_id_prefix=values["transactionalIdPrefix"],
+        transactional_id_per_query=values["transactionalIdPerQuery"],
     )

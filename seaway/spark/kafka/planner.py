@@ -94,8 +94,8 @@ def resolve(
     found = reader.for_timestamps(timestamps)
     out = {}
     latest = None
-    for tp, offset in found.items():
-        if offset is None:
+    for tp, at in found.items():
+        if at is None:
             if strategy != "latest":
                 raise KafkaOptionError(
                     f"No offset in {tp[0]}[{tp[1]}] has a timestamp >= {timestamps[tp]} "
@@ -103,8 +103,8 @@ def resolve(
                     "the end instead."
                 )
             latest = latest or reader.latest(partitions)
-            offset = latest[tp]
-        out[tp] = offset
+            at = latest[tp]
+        out[tp] = at
     for tp in partitions - set(out):
         out[tp] = reader.earliest({tp})[tp]
     return out

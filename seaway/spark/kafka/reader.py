@@ -16,15 +16,14 @@ from __future__ import annotations
 import bisect
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
+from seaway.kafka import pool
 from seaway.kafka.fetcher import CorruptBatchError, PartitionFetcher
-from seaway.kafka.pool import batch_client_reaches, shared_cluster
 from seaway.protocol.record_columns import BinaryColumn, Columns, decode_columns, section_of
 from seaway.spark.kafka.options import SourceOptions
 from seaway.spark.kafka.planner import OffsetRange
@@ -38,12 +37,6 @@ BATCH_ROWS = 10_000
 BATCH_BYTES = 16 << 20
 _TIMESTAMP_TYPE = pa.timestamp("us", tz="UTC")
 
-# One consumer per client config per Python worker, reused across tasks and micro-batches
-# (Spark reuses its Python workers), as Spark's JVM source pools its consumers. Executor
-# consumers only assign() and never commit, so the per-query group id is left out of the
-# key: queries share them. The pool is bounded; the least recently used is closed.
-_CONSUMERS: OrderedDict[tuple[tuple[str, Any], ...], Consumer] = OrderedDict()
-_POOL_SIZE = 8
 _EXECUTOR_GROUP = "seaway-spark-executor"
 
 
@@ -52,18 +45,14 @@ class DataLossError(RuntimeError):
 
 
 def _consumer(options: SourceOptions) -> Consumer:
+    """The Python worker's consumer for *options*, reused across tasks and micro-batches
+    (:func:`seaway.kafka.pool.consumer`), as Spark's JVM source pools its consumers.
+    Executor consumers only assign() and never commit, so the per-query group id is left
+    out: queries share them."""
     config = options.consumer_config()
     if "group.id" not in options.kafka_params:
         config["group.id"] = _EXECUTOR_GROUP
-    key = tuple(sorted(config.items()))
-    consumer = _CONSUMERS.get(key)
-    if consumer is None:
-        consumer = _CONSUMERS[key] = Consumer(config)
-        while len(_CONSUMERS) > _POOL_SIZE:
-            _, evicted = _CONSUMERS.popitem(last=False)
-            evicted.close()
-    _CONSUMERS.move_to_end(key)
-    return consumer
+    return pool.consumer(config)
 
 
 class _Columns:
@@ -134,7 +123,7 @@ def read_range(
     The batch path is taken where the batch client reaches the cluster (or as
     *batch_client* says), the record path otherwise; both yield the same rows."""
     if batch_client is None:
-        batch_client = batch_client_reaches(options.kafka_params)
+        batch_client = pool.batch_client_reaches(options.kafka_params)
     if batch_client:
         return _read_range_batches(options, r)
     return _read_range_records(options, r)
@@ -142,7 +131,7 @@ def read_range(
 
 def _read_range_batches(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatch]:
     """The batch path: raw batches fetched, their records decoded into Arrow buffers."""
-    cluster = shared_cluster(
+    cluster = pool.shared_cluster(
         options.bootstrap_servers, options.kafka_params.get("client.id", "seaway-spark")
     )
     fetcher = PartitionFetcher(
@@ -276,7 +265,8 @@ def message_batches(
                 continue
             last_progress = time.monotonic()
             if not any([m.error() for m in messages]):  # the common case: only records
-                offsets = [m.offset() for m in messages]
+                # Records always have an offset (confluent-kafka types it int | None).
+                offsets = cast("list[int]", [m.offset() for m in messages])
                 if offsets[-1] >= r.end:
                     keep = bisect.bisect_left(offsets, r.end)
                     messages, offsets = messages[:keep], offsets[:keep]
@@ -294,14 +284,14 @@ def message_batches(
                     if position >= r.end:
                         break
                     continue
-                offset = message.offset()
+                offset = cast(int, message.offset())
                 if offset >= r.end:
                     position = r.end
                     break
                 run.append(message)
                 position = offset + 1
             if run:
-                yield run, [m.offset() for m in run]
+                yield run, cast("list[int]", [m.offset() for m in run])
     finally:
         consumer.unassign()
 

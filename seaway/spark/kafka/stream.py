@@ -8,6 +8,8 @@ retried or replayed batch reads exactly the same ranges.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import Sequence
 
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
@@ -15,6 +17,7 @@ from pyspark.sql.streaming.datasource import (
     ReadAllAvailable,
     ReadLimit,
     ReadMaxRows,
+    ReadMinRows,
     SupportsTriggerAvailableNow,
 )
 
@@ -46,6 +49,7 @@ class KafkaMicroBatchReader(DataSourceStreamReader, SupportsTriggerAvailableNow)
         self._client: KafkaOffsetReader | None = None
         self._available_now: PartitionOffsets | None = None
         self._latest: PartitionOffsets = {}
+        self._last_trigger = -math.inf  # monotonic seconds; the first batch is never held
 
     @property
     def client(self) -> KafkaOffsetReader:
@@ -68,6 +72,10 @@ class KafkaMicroBatchReader(DataSourceStreamReader, SupportsTriggerAvailableNow)
         return to_json_dict(offsets)
 
     def getDefaultReadLimit(self) -> ReadLimit:
+        """Spark's Kafka limits; Python has no composite limit, so with ``minOffsetsPerTrigger``
+        the stream applies ``maxOffsetsPerTrigger`` itself (see :meth:`latestOffset`)."""
+        if self.options.min_offsets_per_trigger:
+            return ReadMinRows(self.options.min_offsets_per_trigger)
         if self.options.max_offsets_per_trigger:
             return ReadMaxRows(self.options.max_offsets_per_trigger)
         return ReadAllAvailable()
@@ -88,11 +96,30 @@ class KafkaMicroBatchReader(DataSourceStreamReader, SupportsTriggerAvailableNow)
         if new:
             begin = {**begin, **self.client.earliest(new)}
         end = dict(latest)
-        if isinstance(limit, ReadMaxRows):
-            end = rate_limit(begin, latest, limit.max_rows)
+        max_rows = limit.max_rows if isinstance(limit, ReadMaxRows) else None
+        if isinstance(limit, ReadMinRows):  # with maxOffsetsPerTrigger: Spark's composite limit
+            max_rows = self.options.max_offsets_per_trigger
+            if self._hold_batch(begin, latest, limit.min_rows):
+                end = {tp: begin[tp] for tp in latest}
+        if max_rows:
+            end = rate_limit(begin, end, max_rows)
         # Never move backwards (a partition whose log shrank is handled as data loss).
         end = {tp: max(o, begin.get(tp, o)) for tp, o in end.items()}
         return to_json_dict(end)
+
+    def _hold_batch(self, begin: PartitionOffsets, latest: PartitionOffsets, rows: int) -> bool:
+        """Spark's ``minOffsetsPerTrigger``: hold the next batch until ``rows`` new records
+        or ``maxTriggerDelay`` since the last batch, whichever comes first. AvailableNow
+        reads what there is: holding back its last batch would only delay the query's end."""
+        now = time.monotonic()
+        if (
+            self._available_now is None
+            and (now - self._last_trigger) * 1000 < self.options.max_trigger_delay_ms
+            and sum(o - begin.get(tp, o) for tp, o in latest.items()) < rows
+        ):
+            return True
+        self._last_trigger = now
+        return False
 
     def reportLatestOffset(self) -> dict | None:
         return to_json_dict(self._latest) if self._latest else None

@@ -27,27 +27,29 @@ How it holds up to failures:
   :class:`TransactionFenced`, as does a run whose commit another incarnation fenced. So the
   committed batches of a task form one unbroken chain, whoever wrote them.
 
-Only standard Kafka APIs are used, so this works against any cluster with transactions.
-A batch (non-streaming) write has no batch id: each task is still atomic (all or nothing)
+The transaction itself, marker and fence included, is
+:func:`seaway.kafka.transactions.write_range`; this module names each task's transaction,
+and the sink's writer (:mod:`seaway.spark.kafka.writer`) runs it. Only standard Kafka APIs
+are used, so this works against any cluster with transactions. A batch (non-streaming)
+write has no batch id: each task is still atomic (all or nothing)
 but a task retried after a commit it could not report would write twice.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import pyarrow as pa
-
+from seaway.kafka.transactions import Marker, TransactionFenced, committed
 from seaway.spark.kafka.options import SinkOptions
-from seaway.spark.kafka.writer import KafkaCommitMessage, KafkaTaskWriter, TrackedProducer
 
-log = logging.getLogger(__name__)
-
-__all__ = ["SequenceFence", "TransactionFenced", "write_in_transaction"]
+__all__ = [
+    "SequenceFence",
+    "TaskTransaction",
+    "TransactionFenced",
+    "client_config",
+    "committed_sequence",
+]
 
 
 @dataclass(frozen=True)
@@ -60,19 +62,8 @@ class SequenceFence:
     next: int
 
 
-class TransactionFenced(RuntimeError):
-    """Another incarnation of this writer has written since this batch was planned, or has
-    fenced this producer: this run must stop (the one that wrote goes on)."""
-
-
-_TIMEOUT_S = 60.0
-
-
-# One admin client per Python worker (it holds no transaction state), kept warm.
-_ADMINS: dict[tuple[tuple[str, Any], ...], Any] = {}
-
-
-def _client_config(options: SinkOptions) -> dict[str, Any]:
+def client_config(options: SinkOptions) -> dict[str, Any]:
+    """The config of the clients besides the producer (marker reads, group metadata)."""
     # librdkafka waits half of reconnect.backoff.ms (default 100) before it may connect to
     # the broker named in the first metadata reply; per-task clients pay it every time.
     return {
@@ -82,157 +73,39 @@ def _client_config(options: SinkOptions) -> dict[str, Any]:
     }
 
 
-def _admin(options: SinkOptions) -> Any:
-    from confluent_kafka.admin import AdminClient
-
-    config = _client_config(options)
-    key = tuple(sorted(config.items()))
-    if key not in _ADMINS:
-        _ADMINS[key] = AdminClient(config)
-    return _ADMINS[key]
-
-
-def _committed_batch(options: SinkOptions, group: str, topic: str) -> int:
-    """The offset this task's group committed (batch id + 1 of its last batch), or -1."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-
-    admin = _admin(options)
-    request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, 0)])
-    deadline = time.monotonic() + _TIMEOUT_S
-    while True:
-        try:
-            result = admin.list_consumer_group_offsets([request], require_stable=True)[
-                group
-            ].result(_TIMEOUT_S)
-            return max((tp.offset for tp in result.topic_partitions), default=-1)
-        except KafkaException as e:
-            # UNSTABLE_OFFSET_COMMIT while an older attempt's commit is completing: wait.
-            if time.monotonic() > deadline or not e.args[0].retriable():
-                raise
-            time.sleep(0.1)
-
-
 def committed_sequence(options: SinkOptions, group: str, topic: str) -> int:
     """The sequence a :class:`SequenceFence` group committed, 0 when none."""
-    return max(_committed_batch(options, group, topic), 0)
+    return max(committed(client_config(options), group, topic), 0)
 
 
-def _fenced(error: BaseException) -> bool:
-    """Whether *error* says another producer with the same transactional id took over."""
-    from confluent_kafka import KafkaError, KafkaException
+@dataclass(frozen=True)
+class TaskTransaction:
+    """The transaction of one Spark task: its transactional id and its marker."""
 
-    if not isinstance(error, KafkaException) or not error.args:
-        return False
-    code = error.args[0].code() if isinstance(error.args[0], KafkaError) else None
-    return code in (KafkaError._FENCED, KafkaError.PRODUCER_FENCED,
-                    KafkaError.INVALID_PRODUCER_EPOCH)  # fmt: skip
+    task: int
+    batch_id: int  # -1: a batch (non-streaming) write, no marker
+    transactional_id: str
+    marker_group: str
 
-
-def _first_topic(options: SinkOptions, batches: list[pa.RecordBatch]) -> str | None:
-    if options.topic:
-        return options.topic
-    for batch in batches:
-        names = {n.lower(): i for i, n in enumerate(batch.schema.names)}
-        for topic in batch.column(names["topic"]).to_pylist():
-            if topic is not None:
-                return str(topic)
-    return None
-
-
-def write_in_transaction(
-    options: SinkOptions,
-    iterator: Iterator[pa.RecordBatch],
-    context: Any,
-    fence: SequenceFence | None = None,
-) -> KafkaCommitMessage:
-    from confluent_kafka import Consumer, TopicPartition
-
-    task = context.partitionId() if context else 0
-    raw_batch = context.getLocalProperty("streaming.sql.batchId") if context else None
-    query = context.getLocalProperty("sql.streaming.queryId") if context else None
-    batch_id = int(raw_batch) if raw_batch is not None else -1
-    marker_group = f"{options.transactional_id_prefix}-{query or 'batch'}-{task}"
-    transactional_id = (
-        marker_group
-        if options.transactional_id_per_query
-        else f"{options.transactional_id_prefix}-{task}"
-    )
-    tracked = TrackedProducer(
-        {
-            "reconnect.backoff.ms": 10,
-            **options.producer_config(),
-            "transactional.id": transactional_id,
-        }
-    )
-    producer = tracked.producer
-    # librdkafka asks for a producer id before any broker connection is up and then waits
-    # a fixed 500 ms to retry; two metadata requests make it connect to the broker first.
-    producer.list_topics(timeout=_TIMEOUT_S)
-    producer.list_topics(timeout=_TIMEOUT_S)
-    producer.init_transactions(_TIMEOUT_S)  # fences older attempts, aborts their open work
-    # Take the first batch to learn the marker topic; later batches stream through.
-    pending: list[pa.RecordBatch] = []
-    for batch in iterator:
-        pending.append(batch)
-        if batch.num_rows:
-            break
-    marker_topic = _first_topic(options, pending)
-    if marker_topic is None:  # no rows at all in this task
-        return KafkaCommitMessage(0, task)
-    marker = batch_id + 1
-    if fence is not None:
-        marker_group, marker_topic, marker = fence.group, fence.topic, fence.next
-        committed = committed_sequence(options, fence.group, fence.topic)
-        done = committed == fence.next
-        if not done and committed != fence.previous:
-            raise TransactionFenced(
-                f"{transactional_id}: sequence {committed} is committed, this batch was planned "
-                f"after {fence.previous}: another run of this task has written since; this run "
-                "is fenced and writes nothing"
-            )
-    else:
-        done = batch_id >= 0 and _committed_batch(options, marker_group, marker_topic) > batch_id
-    if done:
-        log.info(
-            "Batch %d task %d already committed by an earlier attempt; skipping", batch_id, task
+    @classmethod
+    def of(cls, options: SinkOptions, context: Any) -> TaskTransaction:
+        """The transaction of the task *context* (a ``TaskContext``, or None) runs."""
+        task = context.partitionId() if context else 0
+        raw_batch = context.getLocalProperty("streaming.sql.batchId") if context else None
+        query = context.getLocalProperty("sql.streaming.queryId") if context else None
+        group = f"{options.transactional_id_prefix}-{query or 'batch'}-{task}"
+        transactional_id = (
+            group
+            if options.transactional_id_per_query
+            else f"{options.transactional_id_prefix}-{task}"
         )
-        for _ in iterator:
-            pass
-        return KafkaCommitMessage(0, task, skipped=True)
-    writer = KafkaTaskWriter(options, tracked)
-    producer.begin_transaction()
-    try:
-        for batch in pending:
-            writer.write(batch)
-        for batch in iterator:
-            writer.write(batch)
-        records = writer.finish()
-        if batch_id >= 0 or fence is not None:
-            group = Consumer(
-                {
-                    "bootstrap.servers": options.bootstrap_servers,
-                    **options.kafka_params,
-                    "group.id": marker_group,
-                }
-            )
-            try:
-                producer.send_offsets_to_transaction(
-                    [TopicPartition(marker_topic, 0, marker)],
-                    group.consumer_group_metadata(),
-                    _TIMEOUT_S,
-                )
-            finally:
-                group.close()
-        producer.commit_transaction(_TIMEOUT_S)
-    except BaseException as error:
-        try:
-            producer.abort_transaction(_TIMEOUT_S)
-        except Exception:  # fenced or fatal: the coordinator aborts it anyway
-            log.warning("Could not abort the transaction of %s", transactional_id, exc_info=True)
-        if fence is not None and _fenced(error):
-            raise TransactionFenced(
-                f"{transactional_id}: another run of this task has taken over its transactional "
-                f"id; this run is fenced ({error})"
-            ) from error
-        raise
-    return KafkaCommitMessage(records, task)
+        batch_id = int(raw_batch) if raw_batch is not None else -1
+        return cls(task, batch_id, transactional_id, group)
+
+    def marker(self, topic: str, fence: SequenceFence | None) -> Marker | None:
+        """The marker: *fence*'s sequence, else the batch id on *topic* (the first written)."""
+        if fence is not None:
+            return Marker(fence.group, fence.topic, next=fence.next, previous=fence.previous)
+        if self.batch_id < 0:
+            return None
+        return Marker(self.marker_group, topic, next=self.batch_id + 1)

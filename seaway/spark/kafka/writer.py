@@ -7,12 +7,13 @@ keeps timestamps).
 
 Every task produces its rows and waits for all of them to be acknowledged; a delivery
 error fails the task, so Spark retries it or fails the query: nothing is dropped
-silently. That is at-least-once, as Spark's own Kafka sink. :class:`KafkaTaskWriter` is the
-seam where a transactional writer (exactly-once, per task) takes over.
+silently. That is at-least-once, as Spark's own Kafka sink; with ``exactlyOnce`` each task
+writes in one transaction (:mod:`seaway.spark.kafka.transactional`).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections.abc import Iterator
@@ -35,7 +36,10 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from seaway.kafka import pool
+from seaway.kafka.transactions import LibrdkafkaTransactions, write_range
 from seaway.spark.kafka.options import KafkaOptionError, SinkOptions
+from seaway.spark.kafka.transactional import SequenceFence, TaskTransaction, client_config
 
 log = logging.getLogger(__name__)
 
@@ -115,18 +119,14 @@ class TrackedProducer:
             self.errors.append(f"{msg.topic()}[{msg.partition()}]: {err.str()}")
 
 
-# Spark reuses Python workers across tasks and batches; so does this pool, like Spark's
-# JVM producer cache. Tasks in one worker run one at a time.
-_PRODUCERS: dict[tuple[tuple[str, Any], ...], TrackedProducer] = {}
-
-
 def pooled_producer(options: SinkOptions) -> TrackedProducer:
+    """The Python worker's producer for *options*: Spark reuses its workers across tasks
+    and batches, as the JVM's sink caches its producers. Tasks in one worker run one at a
+    time."""
     config = options.producer_config()
-    key = tuple(sorted(config.items()))
-    pooled = _PRODUCERS.get(key)
-    if pooled is None:
-        pooled = _PRODUCERS[key] = TrackedProducer(config)
-    return pooled
+    return pool.shared(
+        ("tracked producer", tuple(sorted(config.items()))), lambda: TrackedProducer(config)
+    )
 
 
 class KafkaTaskWriter:
@@ -167,7 +167,7 @@ class KafkaTaskWriter:
                 if headers is not None and headers[i]
                 else None
             )
-            timestamp = 0 if timestamps is None or timestamps[i] is None else timestamps[i]
+            timestamp = 0 if timestamps is None else timestamps[i] or 0
             # Positional (topic, value, key, partition, callback, on_delivery, timestamp,
             # headers): no keyword dict per record. -1: the partitioner's; 0: produce time.
             while True:
@@ -229,22 +229,79 @@ def _write_all(options: SinkOptions, iterator: Iterator[pa.RecordBatch]) -> Kafk
 
 
 def write_rows(
-    options: SinkOptions, iterator: Iterator[pa.RecordBatch], context: Any, fence: Any = None
+    options: SinkOptions,
+    iterator: Iterator[pa.RecordBatch],
+    context: Any,
+    fence: SequenceFence | None = None,
 ) -> KafkaCommitMessage:
     """Produce Kafka rows (Arrow batches of the sink's schema) as one task of a Spark job:
     at-least-once, or in one transaction with ``exactlyOnce`` (the job's batch id from
-    *context*, a ``TaskContext``; *fence*, a
-    :class:`~seaway.spark.kafka.transactional.SequenceFence`, for a writer several
-    incarnations may run). Also called where rows are made, so they skip the JVM."""
-    task = context.partitionId() if context else 0
+    *context*, a ``TaskContext``; *fence* for a writer several incarnations may run). Also
+    called where rows are made, so they skip the JVM."""
     if options.exactly_once:
-        from seaway.spark.kafka.transactional import write_in_transaction
-
-        return write_in_transaction(options, iterator, context, fence)
+        return _write_in_transaction(options, iterator, context, fence)
     writer = KafkaTaskWriter(options, pooled_producer(options))
     for batch in iterator:
         writer.write(batch)
-    return KafkaCommitMessage(writer.finish(), task)
+    return KafkaCommitMessage(writer.finish(), context.partitionId() if context else 0)
+
+
+def _write_in_transaction(
+    options: SinkOptions,
+    iterator: Iterator[pa.RecordBatch],
+    context: Any,
+    fence: SequenceFence | None,
+) -> KafkaCommitMessage:
+    """The exactly-once write of one task (:mod:`seaway.spark.kafka.transactional`)."""
+    txn = TaskTransaction.of(options, context)
+    tracked = TrackedProducer(
+        {
+            "reconnect.backoff.ms": 10,
+            **options.producer_config(),
+            "transactional.id": txn.transactional_id,
+        }
+    )
+    pool.init_transactions(tracked.producer)  # fences older attempts, aborts their open work
+    # Take the first batch to learn the marker topic; later batches stream through.
+    pending: list[pa.RecordBatch] = []
+    for batch in iterator:
+        pending.append(batch)
+        if batch.num_rows:
+            break
+    topic = _first_topic(options, pending)
+    if topic is None:  # no rows at all in this task
+        return KafkaCommitMessage(0, txn.task)
+    marker = txn.marker(topic, fence)
+    writer = KafkaTaskWriter(options, tracked)
+
+    def write(_committed: int) -> int | None:
+        for batch in itertools.chain(pending, iterator):
+            writer.write(batch)
+        writer.finish()
+        return None if marker is None else marker.next
+
+    config = client_config(options)
+    producer = LibrdkafkaTransactions(tracked.producer, txn.transactional_id, config)
+    if not write_range(producer, marker, write, config):
+        log.info(
+            "Batch %d task %d already committed by an earlier attempt; skipping",
+            txn.batch_id, txn.task,
+        )  # fmt: skip
+        for _ in iterator:
+            pass
+        return KafkaCommitMessage(0, txn.task, skipped=True)
+    return KafkaCommitMessage(writer.records, txn.task)
+
+
+def _first_topic(options: SinkOptions, batches: list[pa.RecordBatch]) -> str | None:
+    if options.topic:
+        return options.topic
+    for batch in batches:
+        names = {n.lower(): i for i, n in enumerate(batch.schema.names)}
+        for topic in batch.column(names["topic"]).to_pylist():
+            if topic is not None:
+                return str(topic)
+    return None
 
 
 class KafkaStreamWriter(DataSourceStreamArrowWriter):

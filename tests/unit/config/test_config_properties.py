@@ -99,9 +99,9 @@ class TestEscapes:
         assert parse_properties(r"emoji=\ud83d\ude00") == {"emoji": "\U0001f600"}
 
     def test_malformed_unicode(self) -> None:
-        with pytest.raises(ValueError, match="Malformed"):
+        with pytest.raises(ValueError):
             parse_properties(r"a=\u12")
-        with pytest.raises(ValueError, match="Malformed"):
+        with pytest.raises(ValueError):
             parse_properties(r"a=\uzzzz")
 
     def test_escaped_separators_and_spaces_in_key(self) -> None:
@@ -150,18 +150,10 @@ class TestDump:
 
     def test_round_trip(self) -> None:
         assert parse_properties(dump_properties(self.TRICKY)) == self.TRICKY
-        assert parse_properties(dump_properties(self.TRICKY, escape_unicode=True)) == self.TRICKY
 
     def test_format(self) -> None:
         assert dump_properties({"a b": " x y", "c": "1=2"}) == "a\\ b=\\ x y\nc=1\\=2\n"
-        assert dump_properties({"u": "\u00e9\U0001f600"}, escape_unicode=True) == (
-            "u=\\u00E9\\uD83D\\uDE00\n"
-        )
-
-    def test_header(self) -> None:
-        text = dump_properties({"a": "1"}, header="Generated\n\nby seaway")
-        assert text == "# Generated\n#\n# by seaway\na=1\n"
-        assert parse_properties(text) == {"a": "1"}
+        assert dump_properties({"u": "\u00e9\U0001f600"}) == "u=\u00e9\U0001f600\n"
 
     def test_rejects_non_strings(self) -> None:
         with pytest.raises(TypeError):

@@ -83,3 +83,13 @@ def test_unknown_provider_class_and_reverse_transform() -> None:
     task = {"connection.password": "hunter2", "mode": "bulk", "tables": '["t"]'}
     assert reverse_transform(raw, task) == {
         "connection.password": "${file:/s:pw}", "mode": "bulk", "tables": '["t"]'}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name", ["EnvVarConfigProvider", "EnvVar", "seaway.config.providers:EnvVarConfigProvider"]
+)
+def test_provider_aliases_and_python_paths(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEAWAY_ALIAS", "found")
+    worker = {"config.providers": "env", "config.providers.env.class": name}
+    transformer = ConfigTransformer.from_worker(worker)
+    assert transformer.transform({"k": "${env:SEAWAY_ALIAS}"}) == {"k": "found"}

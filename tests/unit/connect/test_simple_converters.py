@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from seaway.config import ConfigException
+from seaway.config.plugins import CONVERTERS, aliases
 from seaway.connect.api import ConnectError, Converter, DataError, Schema, SchemaAndValue
 from seaway.connect.converters import (
-    CONVERTERS,
     ByteArrayConverter,
     JsonConverter,
     StringConverter,
@@ -160,7 +160,7 @@ def test_unknown_converter_lists_the_known_ones(name: str) -> None:
         "Failed to find any class that implements Converter and which name matches "
         f"{name}, available converters are: "
     )
-    for known in CONVERTERS:
+    for known in aliases(CONVERTERS):
         assert known in message
 
 

@@ -24,8 +24,8 @@ from seaway.connect.api.data import (
     Time,
     Timestamp,
 )
+from seaway.connect.api.data.values import _Tokenizer, convert_to_string, parse_string
 from seaway.connect.converters import (
-    CONVERTERS,
     JsonConverter,
     SimpleHeaderConverter,
     StringConverter,
@@ -34,14 +34,8 @@ from seaway.connect.converters import (
     new_converter,
     new_header_converter,
 )
-from seaway.connect.converters._java import to_float32
-from seaway.connect.converters.simple_header_converter import (
-    JavaFloat,
-    _Tokenizer,
-    convert_to_string,
-    parse_string,
-)
 from seaway.connect.runtime.worker_config import SIMPLE_HEADER_CONVERTER
+from seaway.java.numbers import JavaFloat, to_float32
 
 TOPIC = "topic"
 HEADER = "header"
@@ -734,7 +728,6 @@ def test_non_ascii_text(converter: SimpleHeaderConverter) -> None:
     [SIMPLE_HEADER_CONVERTER, "SimpleHeaderConverter", "SimpleHeader", " SimpleHeader "],
 )
 def test_header_converter_names(name: str) -> None:
-    assert CONVERTERS[SIMPLE_HEADER_CONVERTER] is SimpleHeaderConverter
     assert header_converter_class(name) is SimpleHeaderConverter
     converter = new_header_converter(name, {"unused": "x"})
     assert isinstance(converter, SimpleHeaderConverter)

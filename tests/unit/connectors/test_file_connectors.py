@@ -11,6 +11,7 @@ import seaway
 import seaway.connectors
 import seaway.connectors.file.config
 from seaway.config import ConfigDef, ConfigException, Importance, Type
+from seaway.config.plugins import CONNECTORS, class_name, load_class
 from seaway.connect.api import (
     ConnectError,
     ConnectorTransactionBoundaries,
@@ -19,7 +20,7 @@ from seaway.connect.api import (
     SourceConnector,
     partition_key,
 )
-from seaway.connectors import CLASS_NAMES, PLUGINS, VERSION
+from seaway.connectors import VERSION
 from seaway.connectors.file import (
     FileStreamSinkConnector,
     FileStreamSinkTask,
@@ -49,15 +50,16 @@ def test_plugins_and_aliases() -> None:
         "FileStreamSourceConnector",
         "org.apache.kafka.connect.file.FileStreamSourceConnector",
     ):
-        assert PLUGINS[name] is FileStreamSourceConnector
+        assert load_class(name, CONNECTORS) is FileStreamSourceConnector
     for name in (
         "FileStreamSink",
         "FileStreamSinkConnector",
         "org.apache.kafka.connect.file.FileStreamSinkConnector",
     ):
-        assert PLUGINS[name] is FileStreamSinkConnector
-    assert len(PLUGINS) == 3 * len(CLASS_NAMES)  # each class: full, simple and short name
-    assert CLASS_NAMES[FileStreamSourceConnector].endswith(".FileStreamSourceConnector")
+        assert load_class(name, CONNECTORS) is FileStreamSinkConnector
+    assert class_name(FileStreamSourceConnector, CONNECTORS) == (
+        "org.apache.kafka.connect.file.FileStreamSourceConnector"
+    )
     assert issubclass(FileStreamSourceConnector, SourceConnector)
     assert issubclass(FileStreamSinkConnector, SinkConnector)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +12,10 @@ import pytest
 from seaway.connect.api import (
     ConnectError,
     Schema,
-    SchemaBuilder,
     SinkRecord,
     SourceRecord,
-    Struct,
 )
-from seaway.connectors.file import FileStreamSinkTask, java_to_string
+from seaway.connectors.file import FileStreamSinkTask
 from tests.unit.connectors.connector_helpers import key, source_task
 
 
@@ -116,35 +113,6 @@ def test_output_stream_for_tests() -> None:
     task.start({"file": "  "})  # blank means stdout, here replaced by *out*
     task.put([sink_record("a"), sink_record("b")])
     assert out.getvalue() == "a\nb\n"
-
-
-def test_values_are_written_as_java_to_string() -> None:
-    point = SchemaBuilder.struct().name("point").field("x", Schema.INT32_SCHEMA).build()
-    cases: list[tuple[Any, str]] = [
-        (None, "null"),
-        (True, "true"),
-        (False, "false"),
-        (42, "42"),
-        (-7, "-7"),
-        (1.0, "1.0"),
-        (0.001, "0.001"),
-        (1234567.5, "1234567.5"),
-        (1e7, "1.0E7"),
-        (1.5e-5, "1.5E-5"),
-        (-2.5e20, "-2.5E20"),
-        (0.0, "0.0"),
-        (float("nan"), "NaN"),
-        (float("inf"), "Infinity"),
-        (float("-inf"), "-Infinity"),
-        ("text", "text"),
-        (b"bytes \xc3\xa9", "bytes é"),
-        ([1, None, "a"], "[1, null, a]"),
-        ({"k": 1, "m": [True]}, "{k=1, m=[true]}"),
-        (Decimal("1.50"), "1.50"),
-        (Struct(point).put("x", 3), "Struct{x=3}"),
-    ]
-    for value, expected in cases:
-        assert java_to_string(value) == expected, value
 
 
 def test_copy_of_a_file_through_source_and_sink_is_identical(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from seaway.config import ConfigException
+from seaway.config.plugins import CONNECTORS, load_class
 from seaway.connect.api import ConnectError, OffsetAndMetadata, Schema, SinkRecord, TopicPartition
 from seaway.connect.api.data import SchemaBuilder, Struct
-from seaway.connectors import PLUGINS
 from seaway.connectors.hdfs import HdfsSinkConnector, HdfsSinkTask
 
 V1 = (SchemaBuilder.struct().name("login").version(1).field("id", Schema.INT32_SCHEMA)
@@ -54,7 +54,7 @@ def _files(tmp_path: Path) -> list[str]:
 
 def test_plugin_names() -> None:
     for name in ("HdfsSinkConnector", "HdfsSink", "io.confluent.connect.hdfs.HdfsSinkConnector"):
-        assert PLUGINS[name] is HdfsSinkConnector
+        assert load_class(name, CONNECTORS) is HdfsSinkConnector
 
 
 def test_files_of_flush_size_records_and_replays(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from seaway.config import ConfigException
+from seaway.config.plugins import CONNECTORS, load_class
 from seaway.connect.api import ConnectError, partition_key
-from seaway.connectors import PLUGINS
 from seaway.connectors.jdbc import JdbcSourceConnector, JdbcSourceTask
 from seaway.connectors.jdbc.source import JdbcBulkSourceTask
 
@@ -73,7 +73,7 @@ def test_plugin_names() -> None:
         "JdbcSource",
         "io.confluent.connect.jdbc.JdbcSourceConnector",
     ):
-        assert PLUGINS[name] is JdbcSourceConnector
+        assert load_class(name, CONNECTORS) is JdbcSourceConnector
 
 
 def test_incrementing_mode_in_batches_with_confluents_offsets(tmp_path: Path) -> None:

@@ -15,8 +15,6 @@ from seaway.connect.api import SourceConnector
 from seaway.connect.api.flow import FlowConnector, FlowTask
 from seaway.connect.runtime.plugins import Plugins
 from seaway.connectors.mirror import (
-    CLASS_NAMES,
-    PLUGINS,
     MirrorCheckpointConnector,
     MirrorHeartbeatConnector,
     MirrorSourceConnector,
@@ -57,9 +55,8 @@ def wait_until(check: Any, timeout: float = 5.0) -> None:
 def test_kafka_names_and_aliases(cls: type) -> None:
     simple = cls.__name__
     for name in (KAFKA + simple, simple, simple.removesuffix("Connector")):
-        assert PLUGINS[name] is cls
         assert Plugins().connector_class(name) is cls
-    assert CLASS_NAMES[cls] == KAFKA + simple
+    assert Plugins().class_name(cls) == KAFKA + simple
     assert issubclass(cls, SourceConnector) and issubclass(cls, FlowConnector)
 
 

@@ -1,5 +1,5 @@
-"""Mirror metrics: per-partition stats from Arrow batches, MM2's mbean names and attributes,
-Kafka-style windows, the Prometheus text, and the driver's HTTP endpoint."""
+"""Mirror metrics: per-partition stats folded as records are copied, MM2's mbean names and
+attributes, Kafka-style windows, the Prometheus text, and the driver's HTTP endpoint."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import threading
 import urllib.error
 import urllib.request
 
-import pyarrow as pa
 import pytest
 
 from seaway.mirror.metrics import (
@@ -19,14 +18,13 @@ from seaway.mirror.metrics import (
     MirrorMetrics,
     PartitionStats,
     RunningStats,
-    StatsCollector,
-    batch_stats,
-    latency_from_ack,
+    apply_report,
     mbean_name,
     merge_stats,
-    stats_of_batch,
+    report_json,
+    send_report,
 )
-from seaway.mirror.metrics_server import MetricsServer, apply_report, report_json, send_report
+from seaway.mirror.metrics_server import MetricsServer, exposition
 
 NOW = 1_700_000_010_000
 SOURCE_ATTRIBUTES = {
@@ -45,26 +43,6 @@ SOURCE_ATTRIBUTES = {
 }
 
 
-def kafka_batch(
-    rows: list[tuple[str, int, int | None, bytes | None]], unit: str = "us"
-) -> pa.RecordBatch:
-    """A batch shaped like Seaway's Kafka source: (topic, partition, timestamp ms, value)."""
-    scale = {"s": 0.001, "ms": 1, "us": 1000, "ns": 1_000_000}[unit]
-    return pa.record_batch(
-        {
-            "key": pa.array([b"k"] * len(rows), pa.binary()),
-            "value": pa.array([r[3] for r in rows], pa.binary()),
-            "topic": pa.array([r[0] for r in rows], pa.string()),
-            "partition": pa.array([r[1] for r in rows], pa.int32()),
-            "offset": pa.array(range(len(rows)), pa.int64()),
-            "timestamp": pa.array(
-                [None if r[2] is None else int(r[2] * scale) for r in rows],
-                pa.timestamp(unit, tz="UTC"),
-            ),
-        }
-    )
-
-
 ROWS = [
     ("orders", 0, NOW - 500, b"aaaa"),
     ("orders", 1, NOW - 100, b"b"),
@@ -76,18 +54,33 @@ ROWS = [
 ]
 
 
-# --- stats of a batch -------------------------------------------------------------------------
+# --- stats folded as records are copied ------------------------------------------------------
 
 
-def test_batch_stats_group_by_partition() -> None:
-    stats = stats_of_batch(kafka_batch(ROWS), NOW, {"orders": "A.orders"})
-    assert set(stats) == {("A.orders", 0), ("A.orders", 1), ("pay", 0)}
-    p0 = stats[("A.orders", 0)]
+def running(rows: list[tuple[str, int, int | None, bytes | None]], at_ms: int = NOW) -> dict:
+    """Each partition's :class:`RunningStats` of *rows*, one record at a time, read at *at_ms*."""
+    out: dict[tuple[str, int], RunningStats] = {}
+    for topic, partition, stamp, value in rows:
+        stats = out.setdefault((topic, partition), RunningStats())
+        stats.add(1, len(value or b""), [] if stamp is None else [stamp], at_ms)
+    return out
+
+
+def acked_stats(rows: list[tuple[str, int, int | None, bytes | None]], ack_delay: int = 20) -> dict:
+    return {k: s.acked(NOW + ack_delay) for k, s in running(rows).items()}
+
+
+def test_running_stats_per_partition() -> None:
+    stats = acked_stats(ROWS, ack_delay=40)
+    assert set(stats) == {("orders", 0), ("orders", 1), ("pay", 0)}
+    p0 = stats[("orders", 0)]
     assert (p0.records, p0.bytes, p0.timed) == (4, 4 + 2 + 3 + 0, 3)
     assert (p0.age_min_ms, p0.age_max_ms, p0.age_sum_ms) == (200, 500, 1000)
     assert p0.age_last_ms == 200  # the partition's last record with a timestamp
     assert p0.age_avg_ms == pytest.approx(1000 / 3)
-    p1 = stats[("A.orders", 1)]
+    assert (p0.latency_count, p0.latency_min_ms, p0.latency_max_ms) == (3, 240, 540)
+    assert (p0.latency_sum_ms, p0.latency_last_ms) == (1120, 240)
+    p1 = stats[("orders", 1)]
     assert (p1.records, p1.bytes, p1.age_min_ms, p1.age_max_ms, p1.age_last_ms) == (
         2,
         1,
@@ -95,57 +88,42 @@ def test_batch_stats_group_by_partition() -> None:
         100,
         50,
     )
-    assert stats[("pay", 0)] == PartitionStats(1, 10, 1, 1000, 1000, 1000, 1000)
-    assert p0.latency_count == 0 and math.isnan(p0.latency_avg_ms)
-
-
-def test_one_partition_batches_agree_with_the_group_by() -> None:
-    """The single-partition fast path gives what the group-by gives for that partition."""
-    whole = stats_of_batch(kafka_batch(ROWS), NOW)
-    for topic, partition in whole:
-        rows = [r for r in ROWS if (r[0], r[1]) == (topic, partition)]
-        assert stats_of_batch(kafka_batch(rows), NOW) == {
-            (topic, partition): whole[(topic, partition)]
-        }
-    last_untimed = [("t", 0, NOW - 5, b"a"), ("t", 0, None, b"b")]
-    assert stats_of_batch(kafka_batch(last_untimed), NOW)[("t", 0)].age_last_ms == 5
-
-
-@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
-def test_timestamp_units(unit: str) -> None:
-    rows = [("t", 0, NOW - 3000, b"x"), ("t", 0, NOW - 1000, b"y")]
-    stats = stats_of_batch(kafka_batch(rows, unit), NOW)[("t", 0)]
-    assert (stats.age_min_ms, stats.age_max_ms, stats.age_sum_ms) == (1000, 3000, 4000)
-
-
-def test_int64_millis_and_missing_timestamps() -> None:
-    stats = batch_stats(
-        pa.array(["t", "t", "t"]),
-        pa.array([2, 2, 2], pa.int32()),
-        pa.array([NOW - 10, -1, None], pa.int64()),  # -1: Kafka's "no timestamp"
-        pa.array([b"a", b"bb", b"ccc"]),
-        NOW,
-        key=pa.array([b"kk", None, b"k"]),
+    assert stats[("pay", 0)] == PartitionStats(
+        1, 10, 1, 1000, 1000, 1000, 1000, 1, 1040, 1040, 1040, 1040
     )
-    assert stats == {("t", 2): PartitionStats(3, 6 + 3, 1, 10, 10, 10, 10)}
-    untimed = batch_stats(
-        pa.array(["t"]), pa.array([0]), pa.array([None], pa.int64()), pa.array([b"a"]), NOW
-    )
-    assert untimed == {("t", 0): PartitionStats(records=1, bytes=1)}
+    untimed = RunningStats()
+    untimed.add(2, 5, [], NOW)
+    assert untimed.acked(NOW) == PartitionStats(records=2, bytes=5)
+    assert math.isnan(untimed.acked(NOW).latency_avg_ms)
 
 
-def test_empty_batch_and_bad_columns() -> None:
-    assert stats_of_batch(kafka_batch([]), NOW) == {}
-    with pytest.raises(TypeError, match="timestamp must be epoch milliseconds"):
-        batch_stats(pa.array(["t"]), pa.array([0]), pa.array(["noon"]), pa.array([b"a"]), NOW)
-    with pytest.raises(ValueError, match=r"lacks the column\(s\) \['timestamp'\]"):
-        stats_of_batch(kafka_batch(ROWS).drop_columns(["timestamp"]), NOW)
+def test_running_stats_take_each_batch_at_its_own_read_time() -> None:
+    stats = RunningStats()
+    stats.add(1, 1, [NOW - 100], NOW)
+    stats.add(1, 2, [NOW - 100], NOW + 400)
+    stats.add(0, 0, [], NOW + 500)
+    s = stats.acked(NOW + 1000)
+    assert (s.records, s.bytes, s.age_min_ms, s.age_max_ms) == (2, 3, 100, 500)
+    # both records were acked at NOW + 1000 and written at NOW - 100
+    assert (s.latency_min_ms, s.latency_max_ms, s.latency_count) == (1100, 1100, 2)
 
 
-def test_merge_equals_the_whole_batch() -> None:
-    whole = stats_of_batch(kafka_batch(ROWS), NOW)
-    first, second = kafka_batch(ROWS[:3]), kafka_batch(ROWS[3:])
-    merged = merge_stats(stats_of_batch(first, NOW), stats_of_batch(second, NOW))
+def test_running_stats_of_whole_batches() -> None:
+    """A batch read whole: its records spread evenly between its first and max timestamps."""
+    stats = RunningStats()
+    stats.add_batch(4, 100, NOW - 400, NOW - 100, NOW)
+    s = stats.acked(NOW + 10)
+    assert (s.records, s.bytes, s.timed) == (4, 100, 4)
+    assert (s.age_min_ms, s.age_max_ms, s.age_sum_ms, s.age_last_ms) == (100, 400, 1000, 100)
+    assert (s.latency_min_ms, s.latency_max_ms, s.latency_sum_ms) == (110, 410, 1040)
+    untimed = RunningStats()
+    untimed.add_batch(3, 30, -1, -1, NOW)  # no timestamps (Kafka's -1)
+    assert untimed.acked(NOW) == PartitionStats(records=3, bytes=30)
+
+
+def test_merge_equals_the_whole() -> None:
+    whole = acked_stats(ROWS)
+    merged = merge_stats(acked_stats(ROWS[:3]), acked_stats(ROWS[3:]))
     assert merged == whole
 
 
@@ -168,57 +146,10 @@ def test_merge_rules() -> None:
 
 
 def test_stats_travel_pickled_and_as_json() -> None:
-    stats = stats_of_batch(kafka_batch(ROWS), NOW)
+    stats = acked_stats(ROWS)
     assert pickle.loads(pickle.dumps(stats)) == stats
     for s in stats.values():
         assert PartitionStats.from_dict(json.loads(json.dumps(s.to_dict()))) == s
-
-
-def test_latency_from_ack() -> None:
-    stats = stats_of_batch(kafka_batch(ROWS), NOW, {"orders": "A.orders"})
-    acked = latency_from_ack(stats, NOW + 40, NOW)
-    p0 = acked[("A.orders", 0)]
-    assert (p0.latency_count, p0.latency_min_ms, p0.latency_max_ms) == (3, 240, 540)
-    assert (p0.latency_sum_ms, p0.latency_last_ms) == (1120, 240)
-    assert p0.age_min_ms == 200  # the age stays the one at read time
-    per_partition = latency_from_ack(stats, {("pay", 0): NOW + 5}, NOW)
-    assert per_partition[("pay", 0)].latency_min_ms == 1005
-    assert per_partition[("A.orders", 1)].latency_min_ms == 50  # no ack time given: read time
-    untimed = {("t", 0): PartitionStats(records=1)}
-    assert latency_from_ack(untimed, NOW, NOW) == untimed
-
-
-def test_collector_applies_each_batch_its_own_read_time() -> None:
-    collector = StatsCollector({"orders": "A.orders"})
-    collector.add(kafka_batch([("orders", 0, NOW - 100, b"x")]), at_ms=NOW)
-    collector.add(kafka_batch([("orders", 0, NOW - 100, b"yy")]), at_ms=NOW + 400)
-    collector.add(kafka_batch([]), at_ms=NOW + 500)
-    stats = collector.acked(ack_ms=NOW + 1000)
-    s = stats[("A.orders", 0)]
-    assert (s.records, s.bytes, s.age_min_ms, s.age_max_ms) == (2, 3, 100, 500)
-    # both records were acked at NOW + 1000 and written at NOW - 100
-    assert (s.latency_min_ms, s.latency_max_ms, s.latency_count) == (1100, 1100, 2)
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_running_stats_equal_the_collectors(seed: int) -> None:
-    import random
-
-    rng = random.Random(seed)
-    collector, running = StatsCollector({"orders": "A.orders"}), RunningStats()
-    at = NOW
-    for _ in range(rng.randrange(1, 8)):
-        rows = []
-        for _ in range(rng.randrange(0, 30)):
-            stamp = None if rng.random() < 0.2 else NOW - rng.randrange(0, 5000)
-            value = None if rng.random() < 0.1 else b"v" * rng.randrange(0, 20)
-            rows.append(("orders", 2, stamp, value))
-        collector.add(kafka_batch(rows), at_ms=at)
-        stamps = [r[2] for r in rows if r[2] is not None]
-        running.add(len(rows), sum(len(r[3] or b"") for r in rows), stamps, at)
-        at += rng.randrange(0, 300)
-    expected = collector.acked(ack_ms=at + 7).get(("A.orders", 2), PartitionStats())
-    assert running.acked(at + 7) == expected
 
 
 # --- the registry -----------------------------------------------------------------------------
@@ -230,10 +161,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def acked_stats(rows: list[tuple[str, int, int | None, bytes | None]], ack_delay: int = 20) -> dict:
-    return latency_from_ack(stats_of_batch(kafka_batch(rows), NOW), NOW + ack_delay, NOW)
 
 
 def test_source_mbean_names_and_attributes_are_mm2s() -> None:
@@ -336,19 +263,12 @@ def test_replication_lag_and_canary_are_named_as_seaway_extensions() -> None:
     assert canary["canary-pending"] == 1 and canary["canary-alarm-count"] == 0
 
 
-def test_copied_offsets_and_remove_flow() -> None:
+def test_copied_offsets() -> None:
     metrics = MirrorMetrics()
     metrics.record_copied("A", "B", [("t", 0, 5), ("t", 1, 9)])
     metrics.record_copied("A", "B", [("t", 0, 3), ("t", 0, 8)])  # never goes back
     assert metrics.copied("A", "B") == {("t", 0): 8, ("t", 1): 9}
-    metrics.record_source("B", acked_stats([("A.t", 0, NOW, b"x")]), "A")
-    metrics.record_source("C", acked_stats([("A.t", 0, NOW, b"x")]), "A")
-    metrics.record_checkpoint("A", "B", "g", "A.t", 0, 5)
-    metrics.remove_flow("A", "B")
-    assert metrics.copied("A", "B") == {}
-    assert [n for n in metrics.snapshot()] == [
-        "kafka.connect.mirror:type=MirrorSourceConnector,source=A,target=C,topic=A.t,partition=0"
-    ]
+    assert metrics.copied("A", "C") == {}
 
 
 def test_concurrent_recording() -> None:
@@ -384,17 +304,21 @@ LINE = re.compile(
     r" (?P<value>NaN|[+-]Inf|-?[0-9.eE+-]+)"
 )
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+Sample = tuple[str, frozenset[tuple[str, str]]]
 
 
-def parse_prometheus(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+def parse_prometheus(text: str) -> dict[Sample, float]:
+    """``(name, labels)`` -> value; the label order is the exposition's business."""
     samples = {}
     for line in text.splitlines():
         if line.startswith("#"):
-            assert re.fullmatch(r"# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (gauge|counter)", line), line
+            assert re.fullmatch(
+                r"# (HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*|TYPE [a-zA-Z_:][a-zA-Z0-9_:]* gauge)", line
+            ), line
             continue
         match = LINE.fullmatch(line)
         assert match, f"not name{{labels}} value: {line!r}"
-        labels = tuple(
+        labels = frozenset(
             (k, re.sub(r"\\(.)", lambda m: "\n" if m[1] == "n" else m[1], v))
             for k, v in LABEL.findall(match["labels"])
         )
@@ -402,35 +326,29 @@ def parse_prometheus(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]],
     return samples
 
 
+def sample(name: str, **labels: str) -> Sample:
+    return (name, frozenset(labels.items()))
+
+
 def test_prometheus_text_parses() -> None:
     metrics = MirrorMetrics()
     metrics.record_source("B", acked_stats([("A.t", 0, NOW - 80, b"abc")]), "A")
     metrics.record_checkpoint("A", "B", 'we"ird,group\\x', "A.t", 0, 9)
     metrics.record_canary("A", "B", 3, pending=0)
-    text = metrics.prometheus()
+    text = exposition(metrics).decode()
     samples = parse_prometheus(text)
-    labels = (("source", "A"), ("target", "B"), ("topic", "A.t"), ("partition", "0"))
+    labels = {"source": "A", "target": "B", "topic": "A.t", "partition": "0"}
     prefix = "kafka_connect_mirror_mirrorsourceconnector_"
-    assert samples[(prefix + "record_age_ms_max", labels)] == 80
-    assert samples[(prefix + "record_count", labels)] == 1
-    assert samples[(prefix + "replication_latency_ms", labels)] == 100
+    assert samples[sample(prefix + "record_age_ms_max", **labels)] == 80
+    assert samples[sample(prefix + "record_count", **labels)] == 1
+    assert samples[sample(prefix + "replication_latency_ms", **labels)] == 100
     assert len([k for k in samples if k[0].startswith(prefix)]) == 12
-    group = (
-        ("source", "A"),
-        ("target", "B"),
-        ("group", 'we"ird,group\\x'),
-        ("topic", "A.t"),
-        ("partition", "0"),
-    )
-    assert (
-        samples[("kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms", group)]
-        == 9
-    )
-    assert (
-        samples[("seaway_mirror_canary_canary_latency_ms", (("source", "A"), ("target", "B")))] == 3
-    )
-    assert "# TYPE kafka_connect_mirror_mirrorsourceconnector_record_count counter" in text
-    assert MirrorMetrics().prometheus() == ""
+    group = {**labels, "group": 'we"ird,group\\x'}
+    name = "kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms"
+    assert samples[sample(name, **group)] == 9
+    assert samples[sample("seaway_mirror_canary_canary_latency_ms", source="A", target="B")] == 3
+    assert "# TYPE kafka_connect_mirror_mirrorsourceconnector_record_count gauge" in text
+    assert exposition(MirrorMetrics()) == b""
 
 
 # --- the driver's endpoint --------------------------------------------------------------------
@@ -445,8 +363,9 @@ def test_server_takes_reports_and_serves_metrics() -> None:
         with urllib.request.urlopen(server.url + "/metrics", timeout=5) as response:
             assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
             samples = parse_prometheus(response.read().decode())
-        labels = (("source", "A"), ("target", "B"), ("topic", "A.t"), ("partition", "1"))
-        assert samples[("kafka_connect_mirror_mirrorsourceconnector_byte_count", labels)] == 1
+        labels = {"source": "A", "target": "B", "topic": "A.t", "partition": "1"}
+        name = "kafka_connect_mirror_mirrorsourceconnector_byte_count"
+        assert samples[sample(name, **labels)] == 1
         with urllib.request.urlopen(server.url + "/mbeans", timeout=5) as response:
             mbeans = json.load(response)
         name = "kafka.connect.mirror:type=MirrorSourceConnector,source=A,target=B,"

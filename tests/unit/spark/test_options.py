@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from seaway.spark.kafka.options import (
+    SINK_CONFIG_DEF,
+    SOURCE_CONFIG_DEF,
     KafkaOptionError,
+    options_table,
     parse_sink_options,
     parse_source_options,
 )
@@ -22,8 +28,39 @@ def test_defaults_and_kafka_passthrough() -> None:
     assert o.kafka_params == {"security.protocol": "SSL"}
     assert o.consumer_config()["security.protocol"] == "SSL"
     assert o.group_id.startswith("spark-kafka-source-")
+    assert (o.poll_timeout_ms, o.max_trigger_delay_ms, o.min_offsets_per_trigger) == (
+        120_000,
+        900_000,
+        None,
+    )
     batch = parse_source_options({**BASE, "subscribe": "a"}, streaming=False)
     assert (batch.starting.kind, batch.ending.kind) == ("earliest", "latest")
+
+
+def test_names_are_case_insensitive_and_values_typed() -> None:
+    o = parse_source_options(
+        {
+            **BASE,
+            "SUBSCRIBEPATTERN": "a.*",
+            "minoffsetspertrigger": "10",
+            "MaxTriggerDelay": "2M",
+            "failondataloss": " FALSE ",
+            "kafka.group.id": "g",
+        },
+        streaming=True,
+    )
+    assert (o.subscribe_pattern, o.min_offsets_per_trigger, o.max_trigger_delay_ms) == (
+        "a.*",
+        10,
+        120_000,
+    )
+    assert (o.fail_on_data_loss, o.group_id) == (False, "g")
+    delays = {"250": 250, "1500us": 1, "30s": 30_000, "1h": 3_600_000, "1d": 86_400_000}
+    for raw, ms in delays.items():
+        opts = parse_source_options(
+            {**BASE, "assign": '{"a":[0]}', "maxTriggerDelay": raw}, streaming=True
+        )
+        assert opts.max_trigger_delay_ms == ms
 
 
 @pytest.mark.parametrize(
@@ -66,10 +103,26 @@ def test_defaults_and_kafka_passthrough() -> None:
             True,
             "'startingTimestamp' must be a timestamp",
         ),
+        ({"subscribe": "a", "minPartitions": "0"}, True, "'minPartitions' must be a positive"),
+        (
+            {"subscribe": "a", "maxTriggerDelay": "soon"},
+            True,
+            "'maxTriggerDelay' must be a duration such as '15m'",
+        ),
+        (
+            {"subscribe": "a", "minOffsetsPerTrigger": "9", "maxOffsetsPerTrigger": "5"},
+            True,
+            "minOffsetsPerTrigger (9) is higher than the maxOffsetsPerTrigger (5)",
+        ),
+        (
+            {"subscribe": "a", "startingOffsetsByTimestampStrategy": "never"},
+            True,
+            "must be 'error' or 'latest', got 'never'",
+        ),
     ],
 )
 def test_bad_source_options(options: dict[str, str], streaming: bool, message: str) -> None:
-    with pytest.raises(KafkaOptionError, match=message.replace("[", r"\[")):
+    with pytest.raises(KafkaOptionError, match=re.escape(message)):
         parse_source_options({**BASE, **options}, streaming=streaming)
 
 
@@ -79,3 +132,11 @@ def test_sink_options() -> None:
     assert o.producer_config()["linger.ms"] == "50"
     with pytest.raises(KafkaOptionError, match="Unknown Kafka sink option 'subscribe'"):
         parse_sink_options({**BASE, "subscribe": "x"})
+    with pytest.raises(KafkaOptionError, match="'transactionalIdPrefix' must be non-empty"):
+        parse_sink_options({**BASE, "transactionalIdPrefix": " "})
+
+
+def test_docs_list_the_declared_options() -> None:
+    docs = (Path(__file__).parents[3] / "docs" / "spark.md").read_text()
+    assert options_table(SOURCE_CONFIG_DEF) in docs
+    assert options_table(SINK_CONFIG_DEF) in docs

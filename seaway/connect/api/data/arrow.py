@@ -17,7 +17,7 @@ StructType(struct<id: int32 not null>)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
@@ -51,10 +51,16 @@ def arrow_type(schema: Schema) -> pa.DataType:
     if kind in _PRIMITIVES:
         return _PRIMITIVES[kind]
     if kind is SchemaType.ARRAY:
-        return pa.list_(_field("element", schema.value_schema))
+        return pa.list_(_field("element", _element(schema.value_schema)))
     if kind is SchemaType.MAP:
-        return pa.map_(arrow_type(schema.key_schema), _field("value", schema.value_schema))
+        key, value = _element(schema.key_schema), _element(schema.value_schema)
+        return pa.map_(arrow_type(key), _field("value", value))
     return pa.struct([_field(f.name, f.schema) for f in schema.fields])
+
+
+def _element(schema: Schema | None) -> Schema:
+    """An ARRAY's or MAP's element schema: SchemaBuilder requires them (not checked here)."""
+    return cast(Schema, schema)
 
 
 def _field(name: str, schema: Schema) -> pa.Field:
@@ -74,10 +80,11 @@ def _python(schema: Schema, value: Any) -> Any:
     if kind is SchemaType.STRUCT:
         return {f.name: _python(f.schema, value.get(f.name)) for f in schema.fields}
     if kind is SchemaType.ARRAY:
-        return [_python(schema.value_schema, v) for v in value]
+        element = _element(schema.value_schema)
+        return [_python(element, v) for v in value]
     if kind is SchemaType.MAP:
-        return [(_python(schema.key_schema, k), _python(schema.value_schema, v))
-                for k, v in value.items()]  # fmt: skip
+        key, element = _element(schema.key_schema), _element(schema.value_schema)
+        return [(_python(key, k), _python(element, v)) for k, v in value.items()]
     return value
 
 

@@ -17,6 +17,7 @@ Each attribute can be set once; setting it again to a different value raises
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping
 from typing import Any, Self
 
@@ -142,7 +143,7 @@ class SchemaBuilder:
         return self._type
 
     @property
-    def is_optional(self) -> bool:
+    def is_optional(self) -> builtins.bool:
         """Whether :meth:`optional` was called."""
         return bool(self._optional)
 

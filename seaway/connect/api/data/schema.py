@@ -99,7 +99,7 @@ _INT_RANGES: dict[SchemaType, tuple[int, int]] = {
     SchemaType.INT64: (-(2**63), 2**63 - 1),
 }
 
-_TYPE_CLASSES: dict[SchemaType, tuple[type, ...]] = {
+_TYPE_CLASSES: dict[SchemaType, tuple[type[Any], ...]] = {
     SchemaType.INT8: (int,),
     SchemaType.INT16: (int,),
     SchemaType.INT32: (int,),
@@ -114,7 +114,7 @@ _TYPE_CLASSES: dict[SchemaType, tuple[type, ...]] = {
 }
 
 # Logical types accept their own Python class instead of the physical type's.
-_LOGICAL_TYPE_CLASSES: dict[str, tuple[type, ...]] = {
+_LOGICAL_TYPE_CLASSES: dict[str, tuple[type[Any], ...]] = {
     "org.apache.kafka.connect.data.Decimal": (decimal.Decimal,),
     "org.apache.kafka.connect.data.Date": (datetime.date,),
     "org.apache.kafka.connect.data.Time": (datetime.time,),
@@ -122,7 +122,7 @@ _LOGICAL_TYPE_CLASSES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _struct_class() -> type:
+def _struct_class() -> type[Any]:
     # Struct validates its values against Schema, so it imports this module.
     from seaway.connect.api.data.struct import Struct
 

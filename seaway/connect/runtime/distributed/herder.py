@@ -30,7 +30,6 @@ from urllib.parse import quote
 
 from seaway.connect.api import SourceConnector
 from seaway.connect.api.errors import NotFoundError
-from seaway.connect.rest.errors import BadRequestError, ConnectRestError
 from seaway.connect.runtime.distributed import internal_requests
 from seaway.connect.runtime.distributed.assignor import CooperativeAssignor
 from seaway.connect.runtime.distributed.protocol import (
@@ -42,6 +41,7 @@ from seaway.connect.runtime.distributed.protocol import (
     WorkerMetadata,
     protocols_offered,
 )
+from seaway.connect.runtime.errors import BadRequestError, ConnectRestError
 from seaway.connect.runtime.herder import InternalRequest, NotAssignedError, NotLeaderError
 from seaway.connect.runtime.storage import SessionKey, TargetState
 from seaway.connect.runtime.worker_herder import WorkerHerder, _Running
@@ -244,7 +244,8 @@ class DistributedHerder(WorkerHerder):
         self._owner_urls = {c: states[m].url for c, m in self.assignor.owners.items()}
         result = {}
         for member, plan in plans.items():
-            revoked_ids = states[member].allocation.assigned if states[member].allocation else {}
+            allocation = states[member].allocation
+            revoked_ids = allocation.assigned if allocation else {}
             result[member] = Assignment(
                 version, NO_ERROR, leader_id, leader_url, snapshot.offset,
                 {c: self._task_ids(snapshot, c) for c in sorted(plan.added)},

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from seaway.connect.rest.errors import BadRequestError, ConnectRestError
+from seaway.connect.runtime.errors import BadRequestError, ConnectRestError
 from seaway.connect.runtime.storage import SessionKey
 
 __all__ = [

@@ -121,7 +121,10 @@ class RecordConverter:
         self.header: HeaderConverter = new_header_converter(
             spec.header.class_name, spec.header.configs
         )
-        self.chain = TransformationChain.from_config(spec.connector_config)
+        # One chain for source or sink records, as the connector is.
+        self.chain: TransformationChain[Any] = TransformationChain.from_config(
+            spec.connector_config
+        )
         self.transforms = len(self.chain) > 0
         self._transform_classes = ", ".join(
             _class_name(stage.transformation) for stage in self.chain.stages

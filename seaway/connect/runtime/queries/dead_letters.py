@@ -88,7 +88,7 @@ class DeadLetterQueue:
         """Send the consumed *row* that failed in *stage* to the dead letter topic; *done*
         hears the delivery (None) or its failure."""
         topic, partition, offset, key, value, timestamp, _kind, raw_headers = row
-        headers: list[tuple[str, bytes | None]] = [
+        headers: list[tuple[str, str | bytes | None]] = [
             (h["key"], h["value"]) for h in raw_headers or ()
         ]
         if self.context_headers:

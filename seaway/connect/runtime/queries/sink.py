@@ -24,6 +24,7 @@ import traceback
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any, Final
 
 import pyarrow as pa
@@ -211,16 +212,16 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     converter = RecordConverter(spec.conversion, report if dead_letters else None, metrics)
     consumed: dict[TopicPartition, int] = {}
     count = 0
-    columns = isinstance(task, BatchSinkTask) and not converter.transforms
+    batch_task = task if isinstance(task, BatchSinkTask) and not converter.transforms else None
     try:
         for batch in batches:
             try:
-                whole = _sink_batch(converter, batch) if columns else None
+                whole = _sink_batch(converter, batch) if batch_task is not None else None
             except Exception:
                 if not spec.conversion.tolerate_all:
                     raise
                 whole = None  # record by record: only the bad records are skipped
-            if whole is not None:
+            if batch_task is not None and whole is not None:
                 tp = TopicPartition(whole.topic, whole.partition)
                 if tp not in context.partitions:
                     context.partitions.add(tp)
@@ -228,7 +229,7 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
                 consumed[tp] = whole.records.column("offset")[-1].as_py() + 1
                 count += whole.records.num_rows
                 metrics.records_in += whole.records.num_rows
-                _timed(metrics, lambda whole=whole: task.put_batch(whole))
+                _timed(metrics, partial(batch_task.put_batch, whole))
                 metrics.records_out += whole.records.num_rows
                 continue
             records: list[SinkRecord] = []
@@ -246,8 +247,7 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
                         reporter.consumed(record, row)
             count += len(records)
             if records:
-                _timed(metrics, lambda records=records: _put(task, records, converter, spec,
-                                                             task_index))  # fmt: skip
+                _timed(metrics, partial(_put, task, records, converter, spec, task_index))
                 metrics.records_out += len(records)
             if reporter is not None:
                 reporter.forget()

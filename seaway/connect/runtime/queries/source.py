@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 
+from seaway.config.plugins import load_class
 from seaway.connect.api import ReplayableSourceTask, SourceRecord, SourceTask, SourceTaskContext
 from seaway.connect.api.batches import BatchSourceTask, SourceBatch
 from seaway.connect.api.offsets import (
@@ -106,13 +107,9 @@ class SourceQuerySpec:
         return cls(conversion=conversion, **raw)
 
 
-def load_task_class(name: str) -> type[SourceTask]:
-    """Import ``package.module.Class``."""
-    import importlib
-
-    module, _, attr = name.rpartition(".")
-    cls = getattr(importlib.import_module(module), attr)
-    return cls  # type: ignore[no-any-return]
+def load_task_class(name: str) -> type[Any]:
+    """A task class by its Python path (what the driver sends: no entry points needed)."""
+    return load_class(name)
 
 
 def class_path(cls: type) -> str:
@@ -164,7 +161,7 @@ class TaskBatch(InputPartition):  # type: ignore[misc]
 
 def _started_task(spec: SourceQuerySpec, index: int, offsets: Mapping[str, Any]) -> SourceTask:
     add_plugin_path(spec.conversion.plugin_path)
-    task = load_task_class(spec.task_class)()
+    task: SourceTask = load_task_class(spec.task_class)()
     config = spec.task_configs[index]
     task.initialize(_TaskContext(config, offsets))
     task.start(dict(config))
@@ -276,7 +273,8 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
                 log.warning("Stopping a source task failed", exc_info=True)
         self._tasks.clear()
 
-    def read(self, partition: TaskBatch) -> Iterator[tuple[Any, ...]]:
+    # Spark passes back the partitions partitions() made: always TaskBatch.
+    def read(self, partition: TaskBatch) -> Iterator[tuple[Any, ...]]:  # type: ignore[override]
         if not partition.ranges and not partition.polled:
             return
         try:

@@ -13,7 +13,7 @@ import enum
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from seaway.connect.api.errors import NotFoundError
 from seaway.connect.runtime.storage.ids import ConnectorTaskId
@@ -86,9 +86,10 @@ class ClusterConfigState:
         """Names of the configured connectors."""
         return set(self.connector_configs)
 
-    def connector_config(self, connector: str) -> Config | None:
-        """The connector's config, or None."""
-        return self.connector_configs.get(connector)
+    def connector_config(self, connector: str) -> Mapping[str, str] | None:
+        """The connector's config, or None (as the runtime reads it: a null value another
+        worker stored is passed on as None, as Kafka's ``Map<String, String>`` holds it)."""
+        return cast("Mapping[str, str] | None", self.connector_configs.get(connector))
 
     def applied_connector_config(self, connector: str) -> Config | None:
         """The connector config its current task configs were generated from."""
@@ -98,9 +99,9 @@ class ClusterConfigState:
         """The connector's target state, or None if it has none."""
         return self.target_states.get(connector)
 
-    def task_config(self, task: ConnectorTaskId) -> Config | None:
-        """A task's config, or None."""
-        return self.task_configs.get(task)
+    def task_config(self, task: ConnectorTaskId) -> Mapping[str, str] | None:
+        """A task's config, or None (null values as in :meth:`connector_config`)."""
+        return cast("Mapping[str, str] | None", self.task_configs.get(task))
 
     def task_count(self, connector: str) -> int:
         """How many tasks the connector's last task commit named (0 if none)."""

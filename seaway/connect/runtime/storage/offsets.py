@@ -19,6 +19,7 @@ b'{"position":28}'
 
 from __future__ import annotations
 
+import builtins
 import logging
 import threading
 from collections.abc import Iterable, Mapping
@@ -244,7 +245,7 @@ class MemoryOffsetStore:
         """Every partition of *namespace* that has an offset."""
         return self.table.all(namespace)
 
-    def namespaces(self) -> set[str]:
+    def namespaces(self) -> builtins.set[str]:
         """The namespaces (connectors) that have offsets."""
         return self.table.namespaces()
 

@@ -8,6 +8,7 @@ Java producers, so a partition's offsets always land in the same topic partition
 
 from __future__ import annotations
 
+import builtins
 import logging
 import threading
 import time
@@ -138,7 +139,7 @@ class TopicOffsetStore:
         self.topic_log.read_to_end(self.timeout)
         return self.table.all(namespace)
 
-    def namespaces(self) -> set[str]:
+    def namespaces(self) -> builtins.set[str]:
         """The namespaces (connectors) that have offsets, as read so far."""
         return self.table.namespaces()
 

@@ -269,7 +269,7 @@ class TopicStatusStore(StatusReads):
             self.table.remove_topic(connector, topic)
             return
         try:
-            inner = _json.decode(value)
+            inner: Any = _json.decode(value)
             inner = inner.get("topic") if isinstance(inner, Mapping) else None
             status = TopicStatus(
                 inner["name"], inner["connector"], inner["task"], inner["discoverTimestamp"]

@@ -212,7 +212,8 @@ class Dialect:
         """The column type ``auto.create`` and ``auto.evolve`` give a Connect schema."""
         if schema.name == Decimal.LOGICAL_NAME:
             return self.SQL_TYPES["decimal"].format(scale=Decimal.scale(schema))
-        kind = schema.name if schema.name in self.SQL_TYPES else schema.type.value
+        name = schema.name
+        kind = name if name is not None and name in self.SQL_TYPES else schema.type.value
         if kind not in self.SQL_TYPES:
             raise ConnectError(
                 f"{self.name} has no column type for Connect {schema.type.value} "

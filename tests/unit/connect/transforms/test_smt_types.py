@@ -24,7 +24,6 @@ from seaway.connect.api import (
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.transforms import Transformation
 from seaway.connect.transforms import Cast, Flatten, TimestampConverter
-from seaway.connect.transforms.cast import java_float_str
 
 
 def configured(cls: type[Transformation[Any]], **configs: str) -> Transformation[Any]:
@@ -269,25 +268,6 @@ def test_cast_schemaless_fields_and_errors() -> None:
 def test_cast_spec_errors(spec: str, message: str) -> None:
     with pytest.raises(ConfigException, match=message):
         configured(Cast.Value, spec=spec)
-
-
-@pytest.mark.parametrize(
-    ("number", "float32", "text"),
-    [
-        (1.0, False, "1.0"),
-        (100.0, False, "100.0"),
-        (0.001, False, "0.001"),
-        (0.0001, False, "1.0E-4"),
-        (1.5e7, False, "1.5E7"),
-        (-2.5, False, "-2.5"),
-        (1.100000023841858, True, "1.1"),
-        (float("nan"), False, "NaN"),
-        (float("-inf"), False, "-Infinity"),
-        (-0.0, False, "-0.0"),
-    ],
-)
-def test_java_float_str(number: float, float32: bool, text: str) -> None:
-    assert java_float_str(number, float32) == text
 
 
 # ---------------------------------------------------------------------------- TimestampConverter

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from seaway.config import load_properties
+from seaway.connect.rest.server import RestServer
 from seaway.connect.runtime.distributed.herder import DistributedHerder
 from seaway.connect.runtime.herder import Herder
 from seaway.connect.runtime.plugins import Plugins
@@ -39,8 +40,6 @@ class Connect:
     """A running worker: its herder and its REST server."""
 
     def __init__(self, herder: WorkerHerder, listeners: str, advertised: Mapping[str, Any]):
-        from seaway.connect.rest.server import RestServer
-
         self.herder = herder
         self.rest = RestServer(herder, listeners=listeners, **advertised)
         if listeners.lower().startswith("https"):  # workers forward to each other over TLS
