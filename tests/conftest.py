@@ -16,22 +16,21 @@ from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 
 # Tests that need no Spark and no worker processes: `make test` spreads them over both xdist
 # workers while the rest (Spark, Connect workers, mirrors, databases: each test already uses
-# both cores) run one after the other on one worker, as one unit of work.
+# both cores) run one after the other on one worker, in the "engines" group.
 _LIGHT_DIRS = ("unit", "broker", "kafka")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    from xdist.scheduler import LoadScopeScheduling
-
-    class EnginesApart(LoadScopeScheduling):
-        """Each light test its own unit; every other test in one unit, "engines"."""
-
-        def _split_scope(self, nodeid: str) -> str:
-            parts = nodeid.split("::", 1)[0].split("/")
-            return nodeid if len(parts) > 2 and parts[1] in _LIGHT_DIRS else "engines"
-
-    return EnginesApart(config, log)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests_dir = Path(__file__).parent
+    engines, light = [], []
+    for item in items:
+        top = item.path.relative_to(tests_dir).parts[0]
+        if top in _LIGHT_DIRS:
+            light.append(item)
+        else:
+            item.add_marker(pytest.mark.xdist_group("engines"))
+            engines.append(item)
+    items[:] = engines + light  # the long group is handed out first
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,6 @@ from seaway.config.validators import (
     Range,
 )
 from seaway.connect.api import Connector, SinkConnector
-from seaway.java.regex import compile_java_regex
 
 NAME: Final = "name"
 CONNECTOR_CLASS: Final = "connector.class"
@@ -374,7 +373,7 @@ def sink_topic_errors(config: Mapping[str, str]) -> dict[str, list[str]]:
         errors = {TOPICS: [message], TOPICS_REGEX: [message]}
     if regex:
         try:
-            compile_java_regex(regex)
+            re.compile(regex)
         except re.error as error:
             errors.setdefault(TOPICS_REGEX, []).append(f"Invalid regex: {error}")
     dlq = (config.get(DLQ_TOPIC) or "").strip()
@@ -393,7 +392,7 @@ def sink_topic_errors(config: Mapping[str, str]) -> dict[str, list[str]]:
 
 def _full_match(regex: str, text: str) -> bool:
     try:
-        return compile_java_regex(regex).fullmatch(text) is not None
+        return re.fullmatch(regex, text) is not None
     except re.error:
         return False
 
