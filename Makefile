@@ -13,7 +13,7 @@ demo: $(STAMP)
 	$(PY) -m seaway demo
 
 test: lint databases
-	$(PY) -m pytest -n 2 --dist loadgroup --durations=25 $(PYTEST_ARGS)
+	$(PY) -m pytest -n 2 --durations=25 $(PYTEST_ARGS)
 
 # Style, the layering contracts of .importlinter, and types.
 lint: $(STAMP)
