@@ -40,8 +40,9 @@ class Marker:
 
     ``next``: the value this range commits; a committed value at or past it means an
     earlier attempt committed the range, which is skipped. ``previous``, a sequence fence:
-    the value the range was planned after (sequences count from 0, none committed); the
-    range commits ``next`` only if that is still the committed value.
+    the value the range was planned after (0: none committed); the range commits ``next``
+    only if that is still the committed value, and is skipped only if ``next`` itself is
+    (so every planned range needs a ``next`` no other writer plans: a random id).
     """
 
     group: str
@@ -169,7 +170,7 @@ def _written(producer: Transactional, marker: Marker, value: int) -> bool:
         return value >= marker.next
     if value not in (marker.previous, marker.next):
         raise TransactionFenced(
-            f"{producer.transactional_id}: sequence {value} is committed, this batch was "
+            f"{producer.transactional_id}: batch {value} is committed, this batch was "
             f"planned after {marker.previous}: another run of this task has written since; "
             "this run is fenced and writes nothing"
         )

@@ -19,11 +19,12 @@ How it holds up to failures:
 
 - **A sequence fence for writers with several incarnations** (Connect's exactly-once source
   tasks, which another worker may take over while the first is frozen, not dead): with a
-  :class:`SequenceFence` the marker is a per-task sequence instead of the batch id, in a
-  group shared by every run of the task. After ``init_transactions`` (which completes every
-  older transaction of the id) the task commits sequence *n+1* only if the committed one is
-  still *n*, the one its batch was planned after. A run that finds another value was
-  overtaken by another incarnation: it writes nothing and fails with
+  :class:`SequenceFence` the marker is the id of the task's last committed batch (random,
+  so no two runs plan the same one), in a group shared by every run of the task. After
+  ``init_transactions`` (which completes every older transaction of the id) the task
+  commits its batch's id only if the committed one is still the one its batch was planned
+  after, and skips the batch only if its own id is committed. A run that finds another
+  value was overtaken by another incarnation: it writes nothing and fails with
   :class:`TransactionFenced`, as does a run whose commit another incarnation fenced. So the
   committed batches of a task form one unbroken chain, whoever wrote them.
 

@@ -73,9 +73,34 @@ def test_sequence_fence_goes_on_from_its_previous_value(
 def test_sequence_fence_overtaken_writes_nothing(committed: dict[str, int]) -> None:
     committed["g"] = 3
     producer = FakeProducer()
-    with pytest.raises(TransactionFenced, match="sequence 3 is committed"):
+    with pytest.raises(TransactionFenced, match="batch 3 is committed"):
         write_range(producer, Marker("g", "t", next=2, previous=1), lambda c: 2, {})
     assert producer.calls == []
+
+
+def test_two_runs_planning_from_one_batch_never_take_the_others_commit(
+    committed: dict[str, int],
+) -> None:
+    """A frozen worker's run and its successor's both plan from the committed batch 7:
+    whichever commits first, the other is fenced; it never skips its range as written
+    (different ranges: the skip would lose the records of one of them)."""
+    from seaway.connect.runtime.queries.source import next_batch_id
+
+    committed["g"] = 7
+    zombie, owner = next_batch_id(), next_batch_id()
+    assert zombie != owner and min(zombie, owner) > 0
+    assert write_range(
+        FakeProducer(), Marker("g", "t", next=owner, previous=7), lambda c: owner, {}
+    )
+    committed["g"] = owner
+    producer = FakeProducer()
+    with pytest.raises(TransactionFenced, match=f"batch {owner} is committed"):
+        write_range(producer, Marker("g", "t", next=zombie, previous=7), lambda c: zombie, {})
+    assert producer.calls == []
+    # the owner's own batch, retried by Spark after its commit, is skipped
+    assert not write_range(
+        FakeProducer(), Marker("g", "t", next=owner, previous=7), lambda c: owner, {}
+    )
 
 
 def test_a_failed_write_aborts(committed: dict[str, int]) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import time
 import traceback
 from collections.abc import Iterator, Mapping
@@ -74,7 +75,7 @@ SPARK_SCHEMA: Final = "task int, topic string, records bigint, metrics string"
 task's :class:`TaskMetrics` JSON on its first row (a row without a topic if it wrote none)."""
 
 # {partition_key: [task index, source offset]}, and with exactly-once support
-# {"#seq-<task>": [task index, the task's commit sequence]}
+# {"#seq-<task>": [task index, the id of the task's last batch]} (see next_batch_id)
 SparkOffset = dict[str, list[Any]]
 _SEQUENCE: Final = "#seq-"
 
@@ -92,7 +93,7 @@ class SourceQuerySpec:
     offsets_topic: str | None = None  # set when records and offsets share a transaction
     plans_per_batch: int = 500
     kafka: dict[str, str] = field(default_factory=dict)  # the Spark Kafka sink's options
-    # exactly-once: each task's committed sequence when the run starts (SequenceFence)
+    # exactly-once: each task's committed batch id when the run starts (SequenceFence)
     start_sequences: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -141,6 +142,16 @@ class _TaskContext(SourceTaskContext):
 
 def _plain(offset: SparkOffset) -> dict[PartitionKey, SourceOffset]:
     return {k: v[1] for k, v in offset.items() if not k.startswith(_SEQUENCE)}
+
+
+def next_batch_id() -> int:
+    """The id a planned batch commits as its task's sequence marker: random, so that two
+    runs of a task (a frozen worker's and its successor's) planning from the same committed
+    id never plan the same next one. A committed id equal to a batch's own then means that
+    very batch committed (a retried Spark task skips it); any id but the one it was planned
+    after means another run has written since (the batch is fenced). A counter could not
+    tell the two runs' batches apart, and a retry would skip a range it never wrote."""
+    return secrets.randbits(62) + 1
 
 
 def sequence_group(transactional_id_prefix: str, task: int) -> str:
@@ -208,7 +219,7 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
                     moved = True
             sequence = start.get(f"{_SEQUENCE}{index}")
             if moved and sequence is not None:
-                end[f"{_SEQUENCE}{index}"] = [index, sequence[1] + 1]
+                end[f"{_SEQUENCE}{index}"] = [index, next_batch_id()]
         ordered = dict(sorted(end.items()))
         if polled:
             self._polled[json.dumps(ordered, sort_keys=True)] = polled
