@@ -153,6 +153,19 @@ def stored_records(consumer: Consumer, partitions: Sequence[TopicPartition]) -> 
     return total
 
 
+def new_consumer(bootstrap: str) -> Consumer:
+    """A consumer outside any group (``assign`` only), the broker benchmark's settings."""
+    return Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": unique_name("bench"), **CONSUMER_CONFIG}
+    )
+
+
+def end_offset(consumer: Consumer, topic: str) -> int:
+    """The high watermark of partition 0 of ``topic`` (asked of the broker, not cached)."""
+    _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)
+    return int(high)
+
+
 def consume(
     bootstrap: str, topic: str, partitions: int, expected: int, idle_timeout: float = 30.0
 ) -> Throughput:

@@ -40,6 +40,7 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench._brokers import SeawayBroker
+from bench._connect_worker import create_connector, failed_parts, query_summaries, worker_props
 from bench._report import (
     CpuMeter,
     add_pairs,
@@ -53,7 +54,6 @@ from bench._report import (
 )
 from bench._util import progress
 from bench._workload import CONSUMER_CONFIG, create_topics
-from bench.connect_file import create_connector, failed_parts, query_summaries, worker_props
 from tests.databases import MariaDbServer, PostgresServer
 
 TABLE = ("CREATE TABLE events (id BIGINT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(64) NOT NULL, "

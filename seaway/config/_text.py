@@ -1,29 +1,20 @@
-"""Java-compatible text helpers shared by the config modules (private)."""
+"""How the config modules print values in Kafka's messages (private)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-# Java's String.trim() strips every char <= U+0020, and nothing else.
-_JAVA_TRIM_CHARS = "".join(chr(c) for c in range(0x21))
-
-
-def java_trim(text: str) -> str:
-    """Strip leading/trailing chars <= U+0020, like Java's ``String.trim()``."""
-    return text.strip(_JAVA_TRIM_CHARS)
+from seaway.java.objects import to_string
 
 
 def java_str(value: Any) -> str:
-    """Render *value* the way Kafka's messages print Java objects."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(java_str(v) for v in value) + "]"
+    """*value* as Java's ``String.valueOf`` prints it (:func:`seaway.java.objects.to_string`),
+    a class by its name (as ``ConfigDef.convertToString`` prints a CLASS value)."""
     if isinstance(value, type):
         return f"{value.__module__}.{value.__qualname__}"
-    return str(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(map(java_str, value)) + "]"
+    return to_string(value)
 
 
 def type_name(value: Any) -> str:

@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 import enum
-import re
 from typing import Any, Final, Literal
 
-from seaway.config._text import java_str, java_trim, type_name
+from seaway.config._text import java_str, type_name
 from seaway.config.errors import ConfigException
 from seaway.config.plugins import load_class
+from seaway.java.numbers import narrow, parse_boolean, parse_double, parse_int
+from seaway.java.regex import compile_java_regex
+from seaway.java.strings import trim
 
 HIDDEN: Final = "[hidden]"
 
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-# Java's Double.parseDouble without hex floats: decimal, exponent, optional f/d suffix.
-_DOUBLE_RE = re.compile(
-    r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)"
-)
-# Java's "\\s*,\\s*": \s is ASCII whitespace only.
-_COMMA_WITH_WHITESPACE = re.compile(r"[ \t\n\x0b\f\r]*,[ \t\n\x0b\f\r]*")
-
-_INT_BOUNDS: Final = {
-    "SHORT": (-(2**15), 2**15 - 1, "16-bit"),
-    "INT": (-(2**31), 2**31 - 1, "32-bit"),
-    "LONG": (-(2**63), 2**63 - 1, "64-bit"),
-}
+_COMMA_WITH_WHITESPACE: Final = compile_java_regex(r"\s*,\s*")
+_INT_BITS: Final = {"SHORT": 16, "INT": 32, "LONG": 64}
 
 
 class Type(enum.Enum):
@@ -124,25 +115,27 @@ class Password:
 
 
 def _parse_int(name: str, value: Any, type_: Type, trimmed: str | None) -> int:
-    low, high, bits = _INT_BOUNDS[type_.name]
+    bits = _INT_BITS[type_.name]
     if trimmed is not None:
-        if not _INT_RE.fullmatch(trimmed) or not low <= int(trimmed) <= high:
-            raise ConfigException(name, value, f"Not a number of type {type_.name}")
-        return int(trimmed)
+        try:
+            return parse_int(trimmed, bits)
+        except ValueError:
+            raise ConfigException(name, value, f"Not a number of type {type_.name}") from None
     if isinstance(value, int) and not isinstance(value, bool):
-        if not low <= value <= high:
-            raise ConfigException(name, value, f"Value is out of range for a {bits} integer")
+        if narrow(value, bits) != value:
+            raise ConfigException(name, value, f"Value is out of range for a {bits}-bit integer")
         return value
     raise ConfigException(
-        name, value, f"Expected value to be a {bits} integer, but it was a {type_name(value)}"
+        name, value, f"Expected value to be a {bits}-bit integer, but it was a {type_name(value)}"
     )
 
 
 def _parse_double(name: str, value: Any, trimmed: str | None) -> float:
     if trimmed is not None:
-        if not _DOUBLE_RE.fullmatch(trimmed):
-            raise ConfigException(name, value, "Not a number of type DOUBLE")
-        return float(trimmed[:-1] if trimmed[-1] in "fFdD" else trimmed)
+        try:
+            return parse_double(trimmed)
+        except ValueError:
+            raise ConfigException(name, value, "Not a number of type DOUBLE") from None
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     raise ConfigException(
@@ -181,13 +174,13 @@ def parse_type(name: str, value: Any, type_: Type) -> Any:
     """
     if value is None:
         return None
-    trimmed = java_trim(value) if isinstance(value, str) else None
+    trimmed = trim(value) if isinstance(value, str) else None
     match type_:
         case Type.BOOLEAN:
             if isinstance(value, bool):
                 return value
             if trimmed is not None and trimmed.lower() in ("true", "false"):
-                return trimmed.lower() == "true"
+                return parse_boolean(trimmed)
             raise ConfigException(name, value, "Expected value to be either true or false")
         case Type.STRING:
             if trimmed is not None:
@@ -224,6 +217,4 @@ def convert_to_string(value: Any, type_: Type | None = None) -> str | None:
         return None
     if type_ is Type.LIST and isinstance(value, list | tuple):
         return ",".join(convert_to_string(v) or "" for v in value)
-    if isinstance(value, type):
-        return f"{value.__module__}.{value.__qualname__}"
     return java_str(value)

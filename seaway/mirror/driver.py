@@ -34,16 +34,9 @@ from seaway.mirror import monitoring
 from seaway.mirror.canary import Canary
 from seaway.mirror.checkpoint_flow import CheckpointSettings, MirrorCheckpointFlow
 from seaway.mirror.config import (
-    CHECKPOINTS_TOPIC_REPLICATION_FACTOR,
-    EMIT_OFFSET_SYNCS_ENABLED,
-    HEARTBEATS_REPLICATION_ENABLED,
     MIRROR_CHECKPOINT_CONNECTOR,
     MIRROR_HEARTBEAT_CONNECTOR,
     MIRROR_SOURCE_CONNECTOR,
-    OFFSET_LAG_MAX,
-    OFFSET_SYNCS_TOPIC_REPLICATION_FACTOR,
-    REPLICATION_FACTOR,
-    SYNC_GROUP_OFFSETS_ENABLED,
     MirrorCheckpointConfig,
     MirrorConfigError,
     MirrorHeartbeatConfig,
@@ -51,6 +44,15 @@ from seaway.mirror.config import (
     MirrorSourceConfig,
     SourceAndTarget,
     librdkafka_config,
+)
+from seaway.mirror.config.defs import (
+    CHECKPOINTS_TOPIC_REPLICATION_FACTOR,
+    EMIT_OFFSET_SYNCS_ENABLED,
+    HEARTBEATS_REPLICATION_ENABLED,
+    OFFSET_LAG_MAX,
+    OFFSET_SYNCS_TOPIC_REPLICATION_FACTOR,
+    REPLICATION_FACTOR,
+    SYNC_GROUP_OFFSETS_ENABLED,
 )
 from seaway.mirror.heartbeat_flow import MirrorHeartbeatFlow, heartbeat_settings
 from seaway.mirror.policy import replication_policy

@@ -29,6 +29,7 @@ from seaway.admin import (
     committed_offsets,
     group_state,
 )
+from seaway.java.regex import compile_java_regex
 from seaway.mirror.client import MirrorClient
 from seaway.mirror.policy import DefaultReplicationPolicy
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
@@ -182,7 +183,7 @@ def _select_topics(
     selected = set(named)
     if include is not None:
         try:
-            pattern = re.compile(include)
+            pattern = compile_java_regex(include)
         except re.error as error:
             raise FailoverError(f"--include {include!r} is not a valid regex: {error}") from None
         selected |= {t for t in existing if pattern.fullmatch(t) and not is_internal_topic(t)}

@@ -7,7 +7,7 @@ matches only ``foo`` and ``foo.*`` matches ``foo-1``. An empty list matches noth
 
 Kafka joins the list with ``|`` into one pattern; here each entry is compiled on its own
 (the result is the same for every well-formed list, and a bad entry is named in the error).
-Regexes use Python's :mod:`re` syntax, which agrees with Java's for the usual constructs.
+Regexes are Java's, as Kafka compiles them (:mod:`seaway.java.regex`).
 
 The 3.x names ``topics.blacklist``, ``groups.blacklist`` and ``config.properties.blacklist``
 were removed in Kafka 4.0; they are still honoured here, with a warning, so that older
@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from seaway.config import ConfigDef, ConfigException, Importance, Type, ValidString, load_class
+from seaway.java.regex import compile_java_regex
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class PatternList:
         self._compiled: list[re.Pattern[str]] = []
         for pattern in self.patterns:
             try:
-                self._compiled.append(re.compile(pattern))
+                self._compiled.append(compile_java_regex(pattern))
             except re.error as exc:
                 raise ConfigException(
                     config_name, list(self.patterns), f"Invalid regex '{pattern}': {exc}"

@@ -21,13 +21,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from seaway.admin import ensure_topic
-from seaway.mirror.config import (
+from seaway.mirror.config import MirrorConfigError, MirrorHeartbeatConfig, librdkafka_config
+from seaway.mirror.config.defs import (
     BOOTSTRAP_SERVERS,
     HEARTBEATS_TOPIC_REPLICATION_FACTOR,
     TARGET_CLUSTER_PREFIX,
-    MirrorConfigError,
-    MirrorHeartbeatConfig,
-    librdkafka_config,
 )
 from seaway.mirror.formats import Heartbeat
 from seaway.mirror.policy import ReplicationPolicy, replication_policy

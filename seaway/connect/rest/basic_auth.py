@@ -21,16 +21,14 @@ from __future__ import annotations
 import base64
 import hmac
 import logging
-import os
 import re
-import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from seaway.config import ConfigException
 from seaway.config.properties import parse_properties
-from seaway.security.jaas import parse_jaas_file
+from seaway.security.jaas import jaas_file_contexts, jaas_file_path
 
 log = logging.getLogger(__name__)
 
@@ -45,24 +43,16 @@ _INTERNAL: Final = (("POST", re.compile(r"/connectors/[^/]+/tasks/?")),
 _UNAUTHORIZED: Final = b"User cannot access the resource."
 
 
-def _jaas_file(environ: Mapping[str, str]) -> Path:
-    for word in shlex.split(environ.get("KAFKA_OPTS", "")):
-        if word.startswith("-Djava.security.auth.login.config="):
-            return Path(word.split("=", 1)[1])
-    raise ConfigException(
-        f"rest.extension.classes names {BASIC_AUTH_EXTENSION}, which reads its users from a "
-        "JAAS file: set KAFKA_OPTS=-Djava.security.auth.login.config=/path/to/connect_jaas.conf"
-    )
-
-
 def credentials_from_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The users and passwords of the JAAS file ``KAFKA_OPTS`` names."""
-    path = _jaas_file(os.environ if environ is None else environ)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigException(f"Cannot read the JAAS file {path}: {error}") from None
-    modules = [m for m in parse_jaas_file(text).get("KafkaConnect", []) if m.name == _LOGIN_MODULE]
+    path = jaas_file_path(environ)
+    if path is None:
+        raise ConfigException(
+            f"rest.extension.classes names {BASIC_AUTH_EXTENSION}, which reads its users from a "
+            "JAAS file: set KAFKA_OPTS=-Djava.security.auth.login.config=/path/to/connect_jaas.conf"
+        )
+    contexts = jaas_file_contexts(environ)
+    modules = [m for m in contexts.get("KafkaConnect", []) if m.name == _LOGIN_MODULE]
     if not modules:
         raise ConfigException(
             f"The JAAS file {path} has no KafkaConnect section with {_LOGIN_MODULE}: add "

@@ -21,6 +21,7 @@ from seaway.config.validators import (
     Range,
 )
 from seaway.connect.api import Connector, SinkConnector
+from seaway.java.regex import compile_java_regex
 
 NAME: Final = "name"
 CONNECTOR_CLASS: Final = "connector.class"
@@ -373,7 +374,7 @@ def sink_topic_errors(config: Mapping[str, str]) -> dict[str, list[str]]:
         errors = {TOPICS: [message], TOPICS_REGEX: [message]}
     if regex:
         try:
-            re.compile(regex)
+            compile_java_regex(regex)
         except re.error as error:
             errors.setdefault(TOPICS_REGEX, []).append(f"Invalid regex: {error}")
     dlq = (config.get(DLQ_TOPIC) or "").strip()
@@ -392,7 +393,7 @@ def sink_topic_errors(config: Mapping[str, str]) -> dict[str, list[str]]:
 
 def _full_match(regex: str, text: str) -> bool:
     try:
-        return re.fullmatch(regex, text) is not None
+        return compile_java_regex(regex).fullmatch(text) is not None
     except re.error:
         return False
 

@@ -37,6 +37,8 @@ from seaway.connect.runtime.queries.source import (
 )
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.connect.runtime.worker_config import WorkerConfig
+from seaway.java.regex import compile_java_regex
+from seaway.kafka import pool
 from seaway.kafka.java_config import to_librdkafka
 
 log = logging.getLogger(__name__)
@@ -304,14 +306,15 @@ class Worker:
     ) -> None:
         """Fence every producer of *transactional_ids* (Kafka's ``Admin.fenceProducers``):
         initializing a transactional producer with the same id bumps its epoch, so a zombie
-        task still holding the old epoch can no longer commit."""
+        task still holding the old epoch can no longer commit. The producers are not pooled:
+        each exists only to bump the epoch."""
         from confluent_kafka import Producer
 
         settings = self.client_config(connector_config, "producer")
         for transactional_id in transactional_ids:
             producer = Producer({**settings, "transactional.id": transactional_id})
             try:
-                producer.init_transactions(_TIMEOUT_S)
+                pool.init_transactions(producer, _TIMEOUT_S)
             finally:
                 producer.flush(0)
             log.info("Fenced producers with transactional id %s", transactional_id)
@@ -387,7 +390,7 @@ class Worker:
         if topics:
             chosen = [t for t in topics if t in metadata.topics]
         else:
-            pattern = re.compile(regex)
+            pattern = compile_java_regex(regex)
             chosen = [t for t in metadata.topics if pattern.fullmatch(t)]
         partitions = [(t, p) for t in sorted(chosen) for p in sorted(metadata.topics[t].partitions)]
         if not partitions:

@@ -30,8 +30,6 @@ Differences from Kafka, all deliberate:
 * Date patterns are Java ``SimpleDateFormat``'s common letters
   (:mod:`~seaway.java.dates`), always in UTC; Java's week fields
   (``w``, ``W``, ``F``) are not supported.
-* InsertHeader's ``value.literal`` is typed like ``Values.parseString`` for scalars only
-  (:mod:`~seaway.connect.transforms.literals`); array and map literals stay strings.
 * MaskField masks a Decimal to zero at its schema's scale; Cast does not copy a logical
   type's name onto a whole-value cast's schema; Cast casts Struct defaults field by field.
 * Python types stand for Java's: Date, Time and Timestamp values are ``datetime.date``,

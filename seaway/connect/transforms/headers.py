@@ -13,7 +13,8 @@ from seaway.config import (
     Type,
     ValidString,
 )
-from seaway.connect.api.data import Schema, SchemaBuilder, Struct
+from seaway.connect.api.data import Schema, SchemaAndValue, SchemaBuilder, Struct
+from seaway.connect.api.data.values import parse_string
 from seaway.connect.api.errors import DataError
 from seaway.connect.api.header import Headers
 from seaway.connect.api.transforms import Transformation
@@ -32,7 +33,6 @@ from seaway.connect.transforms._util import (
     schema_cache,
     simple_config,
 )
-from seaway.connect.transforms.literals import parse_literal
 
 HEADER_CONFIG = "header"
 VALUE_LITERAL_CONFIG = "value.literal"
@@ -107,7 +107,7 @@ class InsertHeader(Transformation[R]):
     def configure(self, configs: Mapping[str, Any]) -> None:
         config = simple_config(INSERT_HEADER_CONFIG_DEF, configs)
         self._header = config.get_string(HEADER_CONFIG) or ""
-        self._literal = parse_literal(config.get_string(VALUE_LITERAL_CONFIG))
+        self._literal = parse_string(config.get_string(VALUE_LITERAL_CONFIG)) or SchemaAndValue.NULL
 
     def config(self) -> ConfigDef:
         return INSERT_HEADER_CONFIG_DEF

@@ -10,7 +10,8 @@ from seaway.config import ConfigDef, ConfigValue
 from seaway.connect.api import ConfigValidation, SourceConnector
 from seaway.connect.api.flow import FlowConnector, FlowTask
 from seaway.connectors.mirror.handles import Periodic
-from seaway.mirror.config import BOOTSTRAP_SERVERS, MirrorConnectorConfig
+from seaway.mirror.config import MirrorConnectorConfig
+from seaway.mirror.config.defs import BOOTSTRAP_SERVERS
 
 
 class MirrorConnector(SourceConnector, FlowConnector):

@@ -9,12 +9,8 @@ from seaway.admin import admin_client, committed_offsets
 from seaway.connect.api.flow import FlowContext, FlowHandle, FlowTask
 from seaway.connectors.mirror.base import MirrorConnector, split_contiguous
 from seaway.connectors.mirror.handles import PeriodicFlowHandle
-from seaway.mirror.config import (
-    TASK_CONSUMER_GROUPS,
-    TASK_INDEX,
-    MirrorCheckpointConfig,
-    MirrorSourceConfig,
-)
+from seaway.mirror.config import MirrorCheckpointConfig, MirrorSourceConfig
+from seaway.mirror.config.defs import TASK_CONSUMER_GROUPS, TASK_INDEX
 
 _TIMEOUT_S = 30.0
 

@@ -9,7 +9,8 @@ from typing import Any
 from seaway.connect.api.flow import FlowContext, FlowHandle, FlowTask
 from seaway.connectors.mirror.base import MirrorConnector, split_round_robin
 from seaway.connectors.mirror.handles import SourceFlowHandle
-from seaway.mirror.config import TASK_INDEX, TASK_TOPIC_PARTITIONS, MirrorSourceConfig
+from seaway.mirror.config import MirrorSourceConfig
+from seaway.mirror.config.defs import TASK_INDEX, TASK_TOPIC_PARTITIONS
 
 
 class MirrorSourceTask(FlowTask):

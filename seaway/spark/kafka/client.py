@@ -8,12 +8,12 @@ stream reader's process for the query's life).
 from __future__ import annotations
 
 import logging
-import re
 import time
 from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
+from seaway.java.regex import compile_java_regex
 from seaway.spark.kafka.offsets import PartitionOffsets
 from seaway.spark.kafka.options import SourceOptions
 
@@ -37,7 +37,9 @@ class KafkaOffsetReader:
         config = options.consumer_config()
         self._consumer = Consumer(config)
         self._admin: Any = None
-        self._pattern = re.compile(options.subscribe_pattern) if options.subscribe_pattern else None
+        self._pattern = (
+            compile_java_regex(options.subscribe_pattern) if options.subscribe_pattern else None
+        )
 
     def close(self) -> None:
         self._consumer.close()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from seaway.config import ConfigDef, ConfigException, LambdaValidator, Type, convert_to_string
+from seaway.java.regex import compile_java_regex
 from seaway.kafka.java_config import to_librdkafka
 
 __all__ = [
@@ -360,7 +361,7 @@ def _topics(values: Mapping[str, Any]) -> dict[str, Any]:
     if chosen[0] == "subscribePattern":
         pattern = values["subscribePattern"]
         try:
-            re.compile(pattern)
+            compile_java_regex(pattern)
         except re.error as e:
             raise KafkaOptionError(
                 f"Option 'subscribePattern' is not a valid regular expression: {e}"

@@ -19,7 +19,8 @@ def test_users_from_the_jaas_file(tmp_path: Path) -> None:
     jaas = tmp_path / "jaas.conf"
     jaas.write_text(f'KafkaServer {{ x required; }};\nKafkaConnect {{\n {MODULE} required\n'
                     f' file="{users}";\n}};\n', encoding="utf-8")  # fmt: skip
-    opts = {"KAFKA_OPTS": f"-Xmx1g -Djava.security.auth.login.config={jaas} -Dfoo=bar"}
+    first = "-Djava.security.auth.login.config=/nope -Xmx1g"  # the JVM keeps the last -D
+    opts = {"KAFKA_OPTS": f"{first} -Djava.security.auth.login.config={jaas} -Dfoo=bar"}
     assert credentials_from_environment(opts) == {"admin": "admin-secret", "ops": "s3:cret"}
 
 

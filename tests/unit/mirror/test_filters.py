@@ -224,6 +224,7 @@ def test_pattern_list() -> None:
     assert patterns.matches("bbb")
     assert not patterns.matches("ab")
     assert not PatternList([]).matches("")
+    assert PatternList([r"(?<db>\p{Alpha}+)\.\Q-x\E"]).matches("shop.-x")  # Java's syntax
     assert "['a', 'b+']" in repr(patterns)
     with pytest.raises(ConfigException, match="configuration x"):
         PatternList(["[z-a]"], "x")

@@ -43,8 +43,9 @@ from seaway.connect.runtime.distributed.protocol import (
 )
 from seaway.connect.runtime.errors import BadRequestError, ConnectRestError
 from seaway.connect.runtime.herder import InternalRequest, NotAssignedError, NotLeaderError
+from seaway.connect.runtime.herder_state import RunningConnector
 from seaway.connect.runtime.storage import SessionKey, TargetState
-from seaway.connect.runtime.worker_herder import WorkerHerder, _Running
+from seaway.connect.runtime.worker_herder import WorkerHerder
 from seaway.kafka.group_member import GroupMember, Joined, MemberMetadata
 
 __all__ = ["DistributedHerder"]
@@ -436,7 +437,7 @@ class DistributedHerder(WorkerHerder):
         self._later(name, regenerate=False)
         return False
 
-    def _status_generation(self, run: _Running) -> int:
+    def _status_generation(self, run: RunningConnector) -> int:
         return self._group_generation()
 
     def _group_generation(self) -> int:

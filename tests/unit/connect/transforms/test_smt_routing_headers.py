@@ -124,7 +124,7 @@ def test_timestamp_router_formats() -> None:
             dt.datetime(2024, 3, 5, 12, 30, tzinfo=dt.UTC),
         ),
         ("null", None, None),
-        ("[1,2]", Schema.STRING_SCHEMA, "[1,2]"),
+        ("[1,2]", SchemaBuilder.array(Schema.INT8_SCHEMA).build(), [1, 2]),
     ],
 )
 def test_insert_header_literals(literal: str, schema: Schema | None, value: Any) -> None:
