@@ -8,9 +8,11 @@ import contextlib
 import fcntl
 import logging
 import os
+import ssl
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +20,12 @@ from seaway.broker.config import BROKER_CONFIG_DEF
 from seaway.broker.coordinator.group_coordinator import GroupCoordinator
 from seaway.broker.coordinator.producer_ids import ProducerIdManager
 from seaway.broker.coordinator.transaction import TransactionCoordinator
+from seaway.broker.listeners import Listener, parse_listeners
 from seaway.broker.metadata import MetadataStore
+from seaway.broker.scram_users import ScramUsers, parse_add_scram
 from seaway.broker.server import Connection
 from seaway.broker.topics import TopicManager
+from seaway.security.tls import TlsSettings
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +40,24 @@ def _new_cluster_id() -> str:
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
 
 
+def _tls_context(listener: Listener, originals: Mapping[str, Any]) -> ssl.SSLContext:
+    """An SSL or SASL_SSL listener's context, from ``listener.name.<l>.ssl.*`` over ``ssl.*``.
+    As in Kafka, the broker-wide ``ssl.client.auth`` applies to SSL listeners only."""
+    prefix = f"listener.name.{listener.name.lower()}."
+    settings = TlsSettings.prefixed(originals, prefix)
+    if listener.sasl and prefix + "ssl.client.auth" not in originals:
+        if settings.values.get("ssl.client.auth", "none").lower() != "none":
+            log.warning(
+                "Broker configuration 'ssl.client.auth' is not applied to listener %s: set "
+                "%sssl.client.auth to require client certificates on a SASL_SSL listener",
+                listener.name,
+                prefix,
+            )
+        settings = TlsSettings({**settings.values, "ssl.client.auth": "none"})
+    owner = f"Listener {listener.name} (which reads {prefix}ssl.* over ssl.*)"
+    return settings.server_context(owner, prefix="")
+
+
 class Broker:
     """A single-node Kafka-wire-compatible broker.
 
@@ -45,29 +68,57 @@ class Broker:
     """
 
     def __init__(self, config: Mapping[str, Any]) -> None:
-        known = {k: v for k, v in config.items() if k in BROKER_CONFIG_DEF}
+        known = {
+            k: v
+            for k, v in config.items()
+            if k in BROKER_CONFIG_DEF or k.startswith("listener.name.")
+        }
         for key in sorted(set(config) - set(known)):
             log.warning("Ignoring unknown broker config %s", key)
         self.config_originals: dict[str, Any] = dict(known)
-        self.config_values: dict[str, Any] = BROKER_CONFIG_DEF.parse(known)
+        self.config_values: dict[str, Any] = BROKER_CONFIG_DEF.parse(
+            {k: v for k, v in known.items() if k in BROKER_CONFIG_DEF}
+        )
         v = self.config_values
         self.node_id: int = v["node.id"]
         self.host: str = v["host"]
-        self.port: int = v["port"]
-        self.advertised_host: str = v["advertised.host"] or self.host
+        set_values = {k: x for k, x in v.items() if x not in (None, "")}
+        specs = parse_listeners({**set_values, **known})
+        self._tls = {x.name: _tls_context(x, known) for x in specs if x.tls}
+        # name -> listener; ports chosen by the system are filled in by start()
+        self.bound_listeners: dict[str, Listener] = {x.name: x for x in specs}
+        scram = v["seaway.scram.credentials"]
+        self._add_scram = parse_add_scram(scram.value) if scram is not None else {}
+        self._primary = next((x.name for x in specs if x.protocol == "PLAINTEXT"), specs[0].name)
         self.data_dir = Path(v["log.dirs"]).resolve()
         self.auto_create: bool = v["auto.create.topics.enable"]
         self.default_partitions: int = v["num.partitions"]
         self.delete_topic_enable: bool = v["delete.topic.enable"]
         self.stopping = False
-        self._server: asyncio.Server | None = None
+        self._servers: list[asyncio.Server] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._connections: set[asyncio.Task[None]] = set()
         self._lock_fd: int | None = None
 
     @property
+    def advertised_host(self) -> str:
+        return self.bound_listeners[self._primary].advertised_host
+
+    @property
+    def port(self) -> int:
+        return self.bound_listeners[self._primary].advertised_port
+
+    @property
     def bootstrap_servers(self) -> str:
+        """The first PLAINTEXT listener's address (else the first listener's)."""
         return f"{self.advertised_host}:{self.port}"
+
+    @property
+    def listeners(self) -> dict[str, str]:
+        """Listener name -> the ``host:port`` it advertises (bound ports once started)."""
+        return {
+            n: f"{x.advertised_host}:{x.advertised_port}" for n, x in self.bound_listeners.items()
+        }
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -82,6 +133,9 @@ class Broker:
         self.cluster_id = self.store.cluster_value(
             "cluster.id", self.config_values["cluster.id"] or _new_cluster_id()
         )
+        self.scram = ScramUsers(self.store)
+        if self._add_scram:
+            self.scram.alter(self._add_scram, ())
         self.topics = TopicManager(self.data_dir, self.store, self.config_values, recover=not clean)
         marker.unlink(missing_ok=True)
         v = self.config_values
@@ -101,8 +155,12 @@ class Broker:
             self.producer_ids,
             max_timeout_ms=v["transaction.max.timeout.ms"],
         )
-        self._server = await asyncio.start_server(self._accept, self.host, self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
+        for name, spec in list(self.bound_listeners.items()):
+            server = await asyncio.start_server(
+                partial(self._accept, name), spec.host or None, spec.port, ssl=self._tls.get(name)
+            )
+            self._servers.append(server)
+            self.bound_listeners[name] = spec.with_port(server.sockets[0].getsockname()[1])
         self._schedule(v["log.retention.check.interval.ms"] / 1000, self._enforce_retention)
         self._schedule(v["log.flush.scheduler.interval.ms"] / 1000, self._flush_by_time)
         self._schedule(_SESSION_CHECK_S, self._expire_sessions)
@@ -112,11 +170,11 @@ class Broker:
             self._abort_expired_transactions,
         )
         log.info(
-            "Seaway broker %d (cluster %s) listening on %s:%d, data in %s%s (%.2fs)",
+            "Seaway broker %d (cluster %s) listening on %s (%s), data in %s%s (%.2fs)",
             self.node_id,
             self.cluster_id,
-            self.host,
-            self.port,
+            self.bootstrap_servers,
+            ", ".join(f"{n}={a}" for n, a in self.listeners.items()),
             self.data_dir,
             "" if clean else " after recovery",
             time.monotonic() - started,
@@ -124,10 +182,11 @@ class Broker:
 
     async def stop(self) -> None:
         """Stop listening, finish, flush every log and mark the shutdown clean."""
-        if self._server is None:
+        if not self._servers:
             return
         self.stopping = True
-        self._server.close()
+        for server in self._servers:
+            server.close()
         for task in [*self._tasks, *self._connections]:
             task.cancel()
         await asyncio.gather(*self._tasks, *self._connections, return_exceptions=True)
@@ -136,13 +195,13 @@ class Broker:
         self.store.close()
         (self.data_dir / CLEAN_SHUTDOWN_MARKER).touch()
         self._unlock_data_dir()
-        self._server = None
+        self._servers = []
         log.info("Seaway broker %d stopped", self.node_id)
 
     async def serve_forever(self) -> None:
-        assert self._server is not None
+        assert self._servers
         with contextlib.suppress(asyncio.CancelledError):
-            await self._server.serve_forever()
+            await asyncio.gather(*(server.serve_forever() for server in self._servers))
 
     def _lock_data_dir(self) -> None:
         fd = os.open(self.data_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
@@ -162,12 +221,14 @@ class Broker:
 
     # -- connections -----------------------------------------------------------------------
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _accept(
+        self, listener: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
         try:
-            await Connection(self, reader, writer).serve()
+            await Connection(self, reader, writer, self.bound_listeners[listener]).serve()
         except asyncio.CancelledError:
             pass  # shutting down: the connection is closed by serve()
         finally:

@@ -13,6 +13,23 @@ from seaway.config import ConfigDef, Importance, Range, Type
 __all__ = ["BROKER_CONFIG_DEF"]
 
 
+# The TLS listeners' settings, as seaway.security.tls reads them (listener.name.<l>.ssl.* over
+# these); none has a default.
+_SSL_KEYS = (
+    ("ssl.keystore.type", Type.STRING, "PEM or PKCS12 (JKS must be converted)."),
+    ("ssl.keystore.location", Type.STRING, "The TLS listeners' keystore file."),
+    ("ssl.keystore.password", Type.PASSWORD, "The keystore's password."),
+    ("ssl.keystore.key", Type.PASSWORD, "The private key as PEM (ssl.keystore.type=PEM)."),
+    ("ssl.keystore.certificate.chain", Type.STRING, "The certificate chain as PEM."),
+    ("ssl.key.password", Type.PASSWORD, "The private key's password."),
+    ("ssl.truststore.type", Type.STRING, "PEM or PKCS12 (JKS must be converted)."),
+    ("ssl.truststore.location", Type.STRING, "The CAs client certificates are checked against."),
+    ("ssl.truststore.password", Type.PASSWORD, "The truststore's password."),
+    ("ssl.truststore.certificates", Type.STRING, "The trusted CAs as PEM."),
+    ("ssl.client.auth", Type.STRING, "Client certificates: none, requested or required."),
+)
+
+
 def _broker_config_def() -> ConfigDef:
     d = (
         ConfigDef()
@@ -40,6 +57,47 @@ def _broker_config_def() -> ConfigDef:
             None,
             Importance.MEDIUM,
             "Host name given to clients in Metadata (default: the listen host).",
+        )
+        .define(
+            "listeners",
+            Type.STRING,
+            "",
+            None,
+            Importance.HIGH,
+            "NAME://host:port,... to listen on (default: one PLAINTEXT listener on host:port).",
+        )
+        .define(
+            "advertised.listeners",
+            Type.STRING,
+            "",
+            None,
+            Importance.HIGH,
+            "NAME://host:port,... handed out in Metadata per listener (default: listeners).",
+        )
+        .define(
+            "listener.security.protocol.map",
+            Type.STRING,
+            "",
+            None,
+            Importance.LOW,
+            "NAME:PROTOCOL,... (default: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL as themselves).",
+        )
+        .define(
+            "sasl.enabled.mechanisms",
+            Type.STRING,
+            None,
+            None,
+            Importance.MEDIUM,
+            "SASL mechanisms of SASL listeners: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512.",
+        )
+        .define(
+            "seaway.scram.credentials",
+            Type.PASSWORD,
+            None,
+            None,
+            Importance.LOW,
+            "SCRAM users to add at start, as kafka-storage format --add-scram takes them: "
+            "MECHANISM=[name=NAME,password=PASSWORD];... (Seaway's own key).",
         )
         .define(
             "log.dirs",
@@ -194,6 +252,8 @@ def _broker_config_def() -> ConfigDef:
             "Idle producer ids are forgotten after this.",
         )
     )
+    for name, type_, doc in _SSL_KEYS:
+        d.define(name, type_, None, None, Importance.MEDIUM, doc)
     for topic_key, broker_key in TOPIC_CONFIG_SYNONYMS.items():
         if broker_key in d.config_keys:
             continue

@@ -26,7 +26,7 @@ from seaway.broker.loop import new_event_loop
 
 __all__ = ["BrokerProcess", "BrokerThread"]
 
-_READY = re.compile(r"listening on (\S+):(\d+)")
+_READY = re.compile(r"listening on (\S+):(\d+) \((\S*)\)")
 
 
 def _config(data_dir: str | Path, port: int, config: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -48,6 +48,11 @@ class BrokerThread:
     @property
     def bootstrap_servers(self) -> str:
         return self.broker.bootstrap_servers
+
+    @property
+    def listeners(self) -> dict[str, str]:
+        """Listener name -> ``host:port`` (bound ports once started)."""
+        return self.broker.listeners
 
     def call(self, coro: Any) -> Any:
         """Run a coroutine on the broker's loop and wait for its result."""
@@ -94,6 +99,7 @@ class BrokerProcess:
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen[bytes] | None = None
         self.host = "127.0.0.1"
+        self.listeners: dict[str, str] = {}  # name -> host:port, once started
 
     @property
     def pid(self) -> int:
@@ -137,6 +143,7 @@ class BrokerProcess:
             match = _READY.search(line)
             if match:
                 self.host, self.port = match.group(1), int(match.group(2))
+                self.listeners = dict(x.split("=", 1) for x in match.group(3).split(","))
                 return self
         self.kill()
         raise TimeoutError(f"broker did not start in {self.startup_timeout}s; see {self.log_file}")

@@ -53,6 +53,12 @@ CREATE TABLE IF NOT EXISTS group_offsets (
     commit_timestamp INTEGER NOT NULL,
     PRIMARY KEY (group_id, topic, partition)
 );
+CREATE TABLE IF NOT EXISTS scram_credentials (
+    user TEXT NOT NULL,
+    mechanism TEXT NOT NULL,
+    credential TEXT NOT NULL,
+    PRIMARY KEY (user, mechanism)
+);
 """
 
 
@@ -262,6 +268,28 @@ class MetadataStore:
             self._db.execute(
                 "DELETE FROM txn_offsets WHERE group_id = ? AND producer_id = ?",
                 (group_id, producer_id),
+            )
+
+    # -- SCRAM credentials (salted: never a password) -----------------------------------
+
+    def scram_credentials(self) -> dict[tuple[str, str], str]:
+        """(user, mechanism) -> the credential in Kafka's text form."""
+        rows = self._db.execute("SELECT user, mechanism, credential FROM scram_credentials")
+        return {(user, mechanism): credential for user, mechanism, credential in rows}
+
+    def alter_scram_credentials(
+        self, upserts: dict[tuple[str, str], str], deletions: list[tuple[str, str]]
+    ) -> None:
+        """Apply upserts and deletions in one transaction."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT INTO scram_credentials (user, mechanism, credential) VALUES (?, ?, ?) "
+                "ON CONFLICT (user, mechanism) DO UPDATE SET credential = excluded.credential",
+                [(user, mechanism, text) for (user, mechanism), text in upserts.items()],
+            )
+            self._db.executemany(
+                "DELETE FROM scram_credentials WHERE user = ? AND mechanism = ?", deletions
             )
 
     def close(self) -> None:

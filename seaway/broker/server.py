@@ -4,6 +4,11 @@ Each connection is served sequentially, as Kafka does (it mutes a channel until 
 response to its current request is sent), so responses leave in request order without
 re-ordering. Malformed frames, unknown API keys and unparseable versions are logged and
 close that connection only; nothing else is touched.
+
+On a SASL listener, until the client has authenticated, only ApiVersions, SaslHandshake and
+SaslAuthenticate are served (anything else closes the connection, as Kafka does), frames
+may not exceed ``sasl.server.max.receive.size`` (Kafka's 512 KiB), and after a v0 handshake
+the SASL tokens come and go as bare length-prefixed frames.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ from kio.static.primitive import i16
 
 from seaway.broker.handlers import handler_for
 from seaway.broker.handlers.registry import RequestContext
+from seaway.broker.session import Session
 from seaway.protocol.errors import ErrorCode, UnsupportedVersion
 from seaway.protocol.framing import Buffer, decode_request, encode_response, peek_header
+from seaway.security.sasl import SaslAuthenticationError
 
 if TYPE_CHECKING:
     from seaway.broker.broker import Broker
+    from seaway.broker.listeners import Listener
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +40,19 @@ _SIZE = struct.Struct(">i")
 _API_VERSIONS = i16(18)
 _CLOSE = object()
 _WRITE_HIGH_WATER = 4 << 20
+_SASL_APIS = (i16(17), _API_VERSIONS, i16(36))  # SaslHandshake, ApiVersions, SaslAuthenticate
+_SASL_MAX_RECEIVE = 524288  # Kafka's sasl.server.max.receive.size
 
 
 class Connection:
     """One client connection."""
 
     def __init__(
-        self, broker: Broker, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self,
+        broker: Broker,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        listener: Listener,
     ) -> None:
         self.broker = broker
         self.reader = reader
@@ -46,12 +60,26 @@ class Connection:
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if peer else "?"
         self.host = peer[0] if peer else ""
+        self.session = Session(listener, self.host)
 
     async def serve(self) -> None:
         max_size = self.broker.config_values["socket.request.max.bytes"]
+        session = self.session
         try:
             while True:
                 (size,) = _SIZE.unpack(await self.reader.readexactly(4))
+                if not session.authenticated and not 0 <= size <= _SASL_MAX_RECEIVE:
+                    log.warning(
+                        "Closing connection from %s: Failing SASL authentication due to invalid "
+                        "receive size %d",
+                        self.peer,
+                        size,
+                    )
+                    return
+                if session.raw_tokens:
+                    if not self._raw_token(await self.reader.readexactly(size)):
+                        return
+                    continue
                 if size < 8 or size > max_size:
                     log.warning(
                         "Closing connection from %s: frame size %d is outside [8, %d] "
@@ -67,6 +95,9 @@ class Connection:
                     return
                 if response is not None:
                     self.writer.writelines(response)  # type: ignore[arg-type]
+                    if session.close:
+                        await self.writer.drain()
+                        return
                     if self.writer.transport.get_write_buffer_size() > _WRITE_HIGH_WATER:
                         await self.writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -74,8 +105,33 @@ class Connection:
         finally:
             self.writer.close()
 
+    def _raw_token(self, token: bytes) -> bool:
+        """One bare SASL token (after a v0 handshake): answer it the same way; a failure
+        closes the connection with no answer, as Kafka does."""
+        sasl = self.session.sasl
+        assert sasl is not None
+        try:
+            challenge = sasl.evaluate(token)
+        except SaslAuthenticationError as e:
+            log.info("Failed authentication with %s (%s)", self.peer, e)
+            return False
+        if sasl.complete:
+            self.session.raw_tokens = False
+            self.session.authenticated = True
+            self.session.principal = sasl.authorization_id
+        self.writer.writelines((_SIZE.pack(len(challenge)), challenge))
+        return True
+
     async def dispatch(self, frame: bytes) -> list[Buffer] | object | None:
         api_key, version, correlation_id = peek_header(frame)
+        if not self.session.authenticated and api_key not in _SASL_APIS:
+            log.warning(
+                "Closing connection from %s: Unexpected Kafka request of type %d during SASL "
+                "handshake.",
+                self.peer,
+                api_key,
+            )
+            return _CLOSE
         handler = handler_for(api_key)
         if handler is None:
             log.warning("Closing connection from %s: unknown API key %d", self.peer, api_key)
@@ -103,7 +159,9 @@ class Connection:
             self.peer,
         )
         try:
-            response = await handler.handle(RequestContext(self.broker, request, self.host))
+            response = await handler.handle(
+                RequestContext(self.broker, request, self.host, self.session)
+            )
         except Exception:
             log.exception(
                 "Unexpected error handling api_key=%d v%d from %s", api_key, version, self.peer

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from seaway.broker.coordinator.group_coordinator import GroupCoordinator
     from seaway.broker.coordinator.producer_ids import ProducerIdManager
     from seaway.broker.coordinator.transaction import TransactionCoordinator
+    from seaway.broker.scram_users import ScramUsers
     from seaway.broker.topics import TopicManager
 
 __all__ = ["BrokerState"]
@@ -65,3 +66,6 @@ class BrokerState(Protocol):
 
     @property
     def producer_ids(self) -> ProducerIdManager: ...
+
+    @property
+    def scram(self) -> ScramUsers: ...

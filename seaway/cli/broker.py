@@ -1,8 +1,9 @@
 """``seaway broker [server.properties] [--port P] [--data-dir D] [--override k=v ...]``.
 
 Like ``kafka-server-start.sh server.properties --override key=value``: a properties file
-is optional, flags and overrides win over it. Prints ``... listening on HOST:PORT`` on
-stdout once ready (port 0 picks a free port), and shuts down cleanly on SIGINT/SIGTERM.
+is optional, flags and overrides win over it. Prints ``... listening on HOST:PORT
+(NAME=HOST:PORT,...)`` on stdout once ready (the first PLAINTEXT listener, then every
+listener by name; port 0 picks a free port), and shuts down cleanly on SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ async def _serve(config: dict[str, Any]) -> None:
 
     broker = Broker(config)
     await broker.start()
-    print(f"Seaway broker listening on {broker.bootstrap_servers}", flush=True)
+    listeners = ",".join(f"{name}={address}" for name, address in broker.listeners.items())
+    print(f"Seaway broker listening on {broker.bootstrap_servers} ({listeners})", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -91,16 +91,18 @@ class TlsSettings:
     def _kind(self, store: str) -> str:
         return store_type({k: v for k, v in self.values.items() if v}, store)
 
-    def server_context(self) -> ssl.SSLContext:
-        """The HTTPS listeners' context: the keystore's key and chain, client certificates
-        checked against the truststore as ``ssl.client.auth`` asks."""
+    def server_context(self, listener: str = "An https listener", prefix: str = _PREFIX
+                       ) -> ssl.SSLContext:  # fmt: skip
+        """A TLS listener's context (*listener* and *prefix* name it in errors): the keystore's
+        key and chain, client certificates checked against the truststore as
+        ``ssl.client.auth`` asks."""
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         pem = self._keystore_pem()
         if b"CERTIFICATE" not in pem or b"PRIVATE KEY" not in pem:
             raise ConfigException(
-                "An https listener needs a keystore with a key and a certificate: set "
-                "listeners.https.ssl.keystore.location (PEM or PKCS12) or "
-                "listeners.https.ssl.keystore.certificate.chain and ...ssl.keystore.key"
+                f"{listener} needs a keystore with a key and a certificate: set "
+                f"{prefix}ssl.keystore.location (PEM or PKCS12) or "
+                f"{prefix}ssl.keystore.certificate.chain and ...ssl.keystore.key"
             )
         self._load_chain(context, pem)
         auth = (self._get("ssl.client.auth") or "none").lower()

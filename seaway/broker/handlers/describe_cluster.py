@@ -16,8 +16,8 @@ async def describe_cluster(ctx: RequestContext) -> Any:
     node = make(
         nested(resp, "DescribeClusterBroker"),
         broker_id=broker.node_id,
-        host=broker.advertised_host,
-        port=broker.port,
+        host=ctx.listener.advertised_host,
+        port=ctx.listener.advertised_port,
         rack=None,
     )
     return make(

@@ -32,6 +32,6 @@ async def find_coordinator(ctx: RequestContext) -> Any:
         error_code=ErrorCode.none,
         error_message=None,
         node_id=broker.node_id,
-        host=broker.advertised_host,
-        port=broker.port,
+        host=ctx.listener.advertised_host,
+        port=ctx.listener.advertised_port,
     )

@@ -90,7 +90,11 @@ async def metadata(ctx: RequestContext) -> Any:
         throttle_time=ZERO,
         brokers=(
             make(
-                broker_cls, node_id=node, host=broker.advertised_host, port=broker.port, rack=None
+                broker_cls,
+                node_id=node,
+                host=ctx.listener.advertised_host,
+                port=ctx.listener.advertised_port,
+                rack=None,
             ),
         ),
         cluster_id=broker.cluster_id,

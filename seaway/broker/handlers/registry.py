@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from kio.index import load_response_schema
 
 if TYPE_CHECKING:
+    from seaway.broker.listeners import Listener
+    from seaway.broker.session import Session
     from seaway.broker.state import BrokerState
     from seaway.protocol.framing import RequestFrame
 
@@ -26,11 +28,18 @@ ZERO = datetime.timedelta(0)
 
 @dataclass(frozen=True, slots=True)
 class RequestContext:
-    """What a handler gets: the broker, the decoded request and who sent it."""
+    """What a handler gets: the broker, the decoded request, who sent it and the session
+    (listener, SASL state) of its connection."""
 
     broker: BrokerState
     frame: RequestFrame
     client_host: str
+    session: Session
+
+    @property
+    def listener(self) -> Listener:
+        """The listener the request came in on: Metadata and co. advertise its address."""
+        return self.session.listener
 
     @property
     def version(self) -> int:

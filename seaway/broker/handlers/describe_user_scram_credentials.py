@@ -1,0 +1,40 @@
+"""DescribeUserScramCredentials (50): each user's SCRAM mechanisms and iterations."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.errors import ErrorCode
+from seaway.protocol.framing import make, nested
+from seaway.security.scram import MECHANISMS
+
+_TWICE = "Cannot describe SCRAM credentials for the same user twice in a single request: "
+
+
+@handles(50, max_version=0)
+async def describe_user_scram_credentials(ctx: RequestContext) -> Any:
+    resp = ctx.response_class
+    result = nested(resp, "DescribeUserScramCredentialsResult")
+    info = nested(resp, "CredentialInfo")
+    known = ctx.broker.scram.users()
+    asked = Counter(user.name for user in ctx.request.users or ()) or Counter(known)
+    results = []
+    for user, count in asked.items():
+        error, message, infos = ErrorCode.none, None, ()
+        if count > 1:
+            error = ErrorCode.duplicate_resource
+            message = f"{_TWICE}{user}"
+        elif user not in known:
+            error = ErrorCode.resource_not_found
+            message = f"Attempt to describe a user credential that does not exist: {user}"
+        else:
+            infos = tuple(
+                info(mechanism=MECHANISMS[name].type_id, iterations=iterations)
+                for name, iterations in known[user].items()
+            )
+        results.append(make(result, user=user, error_code=error, error_message=message,
+                            credential_infos=infos))  # fmt: skip
+    return make(resp, throttle_time=ZERO, error_code=ErrorCode.none, error_message=None,
+                results=tuple(results))  # fmt: skip
