@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from seaway.broker.authorizer import BrokerAuthorizer, authorizer_settings
 from seaway.broker.config import BROKER_CONFIG_DEF
 from seaway.broker.coordinator.group_coordinator import GroupCoordinator
 from seaway.broker.coordinator.producer_ids import ProducerIdManager
@@ -89,6 +90,7 @@ class Broker:
         self.bound_listeners: dict[str, Listener] = {x.name: x for x in specs}
         scram = v["seaway.scram.credentials"]
         self._add_scram = parse_add_scram(scram.value) if scram is not None else {}
+        self._authorizer_settings = authorizer_settings(v)
         self._primary = next((x.name for x in specs if x.protocol == "PLAINTEXT"), specs[0].name)
         self.data_dir = Path(v["log.dirs"]).resolve()
         self.auto_create: bool = v["auto.create.topics.enable"]
@@ -136,6 +138,9 @@ class Broker:
         self.scram = ScramUsers(self.store)
         if self._add_scram:
             self.scram.alter(self._add_scram, ())
+        self.authorizer: BrokerAuthorizer | None = None
+        if self._authorizer_settings is not None:
+            self.authorizer = BrokerAuthorizer(self.store, *self._authorizer_settings)
         self.topics = TopicManager(self.data_dir, self.store, self.config_values, recover=not clean)
         marker.unlink(missing_ok=True)
         v = self.config_values

@@ -100,6 +100,31 @@ def _broker_config_def() -> ConfigDef:
             "MECHANISM=[name=NAME,password=PASSWORD];... (Seaway's own key).",
         )
         .define(
+            "authorizer.class.name",
+            Type.STRING,
+            "",
+            None,
+            Importance.LOW,
+            "org.apache.kafka.metadata.authorizer.StandardAuthorizer turns on ACLs (Kafka's "
+            "rules; kafka.security.authorizer.AclAuthorizer is taken as the same); empty: off.",
+        )
+        .define(
+            "super.users",
+            Type.STRING,
+            "",
+            None,
+            Importance.MEDIUM,
+            "Principals allowed everything, separated by ';' (User:admin;User:CN=broker).",
+        )
+        .define(
+            "allow.everyone.if.no.acl.found",
+            Type.BOOLEAN,
+            False,
+            None,
+            Importance.MEDIUM,
+            "Whether a resource no ACL names is open to everyone (else only to super users).",
+        )
+        .define(
             "log.dirs",
             Type.STRING,
             "./seaway-data",

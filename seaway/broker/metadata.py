@@ -14,7 +14,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CommittedOffset", "MetadataStore", "TopicRecord"]
+__all__ = ["AclRow", "CommittedOffset", "MetadataStore", "TopicRecord"]
+
+AclRow = tuple[int, str, int, str, str, int, int]  # type, name, pattern, principal, host, op, perm
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cluster (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,6 +54,16 @@ CREATE TABLE IF NOT EXISTS group_offsets (
     metadata TEXT,
     commit_timestamp INTEGER NOT NULL,
     PRIMARY KEY (group_id, topic, partition)
+);
+CREATE TABLE IF NOT EXISTS acls (
+    resource_type INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    pattern_type INTEGER NOT NULL,
+    principal TEXT NOT NULL,
+    host TEXT NOT NULL,
+    operation INTEGER NOT NULL,
+    permission INTEGER NOT NULL,
+    PRIMARY KEY (resource_type, name, pattern_type, principal, host, operation, permission)
 );
 CREATE TABLE IF NOT EXISTS scram_credentials (
     user TEXT NOT NULL,
@@ -290,6 +302,26 @@ class MetadataStore:
             )
             self._db.executemany(
                 "DELETE FROM scram_credentials WHERE user = ? AND mechanism = ?", deletions
+            )
+
+    # -- ACLs (codes as on the wire: resource type, pattern, operation, permission) -----------
+
+    def acls(self) -> list[AclRow]:
+        rows = self._db.execute(
+            "SELECT resource_type, name, pattern_type, principal, host, operation, permission "
+            "FROM acls"
+        )
+        return [tuple(row) for row in rows]
+
+    def alter_acls(self, added: list[AclRow], removed: list[AclRow]) -> None:
+        """Add and remove ACLs in one transaction."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR IGNORE INTO acls VALUES (?, ?, ?, ?, ?, ?, ?)", added)
+            self._db.executemany(
+                "DELETE FROM acls WHERE resource_type = ? AND name = ? AND pattern_type = ? AND "
+                "principal = ? AND host = ? AND operation = ? AND permission = ?",
+                removed,
             )
 
     def close(self) -> None:

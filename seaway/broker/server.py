@@ -23,7 +23,7 @@ from kio.static.primitive import i16
 
 from seaway.broker.handlers import handler_for
 from seaway.broker.handlers.registry import RequestContext
-from seaway.broker.session import Session
+from seaway.broker.session import Session, certificate_principal
 from seaway.protocol.errors import ErrorCode, UnsupportedVersion
 from seaway.protocol.framing import Buffer, decode_request, encode_response, peek_header
 from seaway.security.sasl import SaslAuthenticationError
@@ -61,6 +61,10 @@ class Connection:
         self.peer = f"{peer[0]}:{peer[1]}" if peer else "?"
         self.host = peer[0] if peer else ""
         self.session = Session(listener, self.host)
+        tls = writer.get_extra_info("ssl_object")
+        certificate = tls.getpeercert(binary_form=True) if tls is not None else None
+        if certificate and not listener.sasl:
+            self.session.principal = certificate_principal(certificate)
 
     async def serve(self) -> None:
         max_size = self.broker.config_values["socket.request.max.bytes"]
@@ -117,8 +121,7 @@ class Connection:
             return False
         if sasl.complete:
             self.session.raw_tokens = False
-            self.session.authenticated = True
-            self.session.principal = sasl.authorization_id
+            self.session.login(sasl.authorization_id)
         self.writer.writelines((_SIZE.pack(len(challenge)), challenge))
         return True
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from seaway.broker.authorizer import BrokerAuthorizer
     from seaway.broker.coordinator.group_coordinator import GroupCoordinator
     from seaway.broker.coordinator.producer_ids import ProducerIdManager
     from seaway.broker.coordinator.transaction import TransactionCoordinator
@@ -69,3 +70,6 @@ class BrokerState(Protocol):
 
     @property
     def scram(self) -> ScramUsers: ...
+
+    @property
+    def authorizer(self) -> BrokerAuthorizer | None: ...

@@ -1,6 +1,8 @@
-"""One module per Kafka API; importing this package registers them all."""
+"""One module per Kafka API (the three ACL APIs share ``acls``); importing this package
+registers them all."""
 
 from seaway.broker.handlers import (  # noqa: F401
+    acls,
     add_offsets_to_txn,
     add_partitions_to_txn,
     alter_configs,

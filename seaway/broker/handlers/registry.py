@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from kio.index import load_response_schema
 
+from seaway.security.acl import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType
+
 if TYPE_CHECKING:
     from seaway.broker.listeners import Listener
     from seaway.broker.session import Session
@@ -52,6 +54,34 @@ class RequestContext:
     @property
     def response_class(self) -> type:
         return load_response_schema(self.frame.api_key, self.frame.api_version)
+
+    def authorized(
+        self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: str = CLUSTER_NAME,
+        *,
+        log_denial: bool = True,
+    ) -> bool:
+        """Whether the connection's principal may do *operation* on the resource (always,
+        without an authorizer); *log_denial* False where a denial only filters a listing."""
+        authorizer = self.broker.authorizer
+        if authorizer is None:
+            return True
+        return authorizer.authorize(
+            self.session.principal, self.client_host, operation, resource_type, name,
+            log_denial=log_denial,
+        )  # fmt: skip
+
+    def authorized_operations(self, resource_type: ResourceType, name: str = CLUSTER_NAME) -> int:
+        """The ``authorized_operations`` bits of one resource (every supported operation
+        without an authorizer)."""
+        authorizer = self.broker.authorizer
+        if authorizer is None:
+            return sum(1 << op for op in SUPPORTED_OPERATIONS.get(resource_type, ()))
+        return authorizer.table.authorized_operations(
+            self.session.principal, self.client_host, resource_type, name
+        )
 
 
 Handler = Callable[[RequestContext], Awaitable[Any]]

@@ -36,8 +36,7 @@ async def sasl_authenticate(ctx: RequestContext) -> Any:
             log.info("Failed authentication with %s (%s)", ctx.client_host, message)
         else:
             if session.sasl.complete:
-                session.authenticated = True
-                session.principal = session.sasl.authorization_id
+                session.login(session.sasl.authorization_id)
     return make(
         ctx.response_class,
         error_code=error,
