@@ -153,6 +153,22 @@ def acls_to_sync(
     return out
 
 
+def _authorizer_class(admin: Any) -> str | None:
+    """The source broker's ``authorizer.class.name`` ("" when none), None if it cannot be
+    read (DescribeConfigs reports its errors, unlike DescribeAcls)."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import ConfigResource, ResourceType
+
+    try:
+        brokers = admin.list_topics(timeout=_TIMEOUT_S).brokers
+        resource = ConfigResource(ResourceType.BROKER, str(min(brokers)))
+        configs = admin.describe_configs([resource], request_timeout=_TIMEOUT_S)
+        entry = configs[resource].result(_TIMEOUT_S).get("authorizer.class.name")
+    except (KafkaException, ValueError):
+        return None
+    return None if entry is None else (entry.value or "")
+
+
 class AclSync:
     """Copies topic ACLs of replicated topics to the target; skips (logged once) a source
     cluster without an authorizer."""
@@ -169,6 +185,17 @@ class AclSync:
         self.should_replicate = should_replicate
         self.rename = rename
         self.disabled_reason: str | None = None
+        self._warned_empty = False
+
+    def _disable(self, reason: str) -> int:
+        self.disabled_reason = reason
+        log.info(
+            "No ACL authorizer is configured on the source Kafka cluster (%s), so no topic "
+            "ACL syncing will take place. Consider disabling topic ACL syncing by setting "
+            "sync.topic.acls.enabled to 'false'.",
+            reason,
+        )
+        return 0
 
     def sync(self) -> int:
         """Create the target's missing ACLs; how many bindings were sent."""
@@ -191,13 +218,23 @@ class AclSync:
         )  # fmt: skip
         try:
             bindings = source.describe_acls(wanted, request_timeout=_TIMEOUT_S).result(_TIMEOUT_S)
-        except KafkaException as error:
+        except KafkaException as error:  # older librdkafka, or a broker without the API
             name = error.args[0].name() if error.args else str(error)
             if any(reason in name for reason in _NO_AUTHORIZER):
-                self.disabled_reason = name
-                log.info("The source cluster has no ACLs (%s); topic ACL sync skipped", name)
-                return 0
+                return self._disable(name)
             raise
+        if not bindings:
+            # librdkafka drops DescribeAcls' error code: SECURITY_DISABLED and a refusal
+            # both come back as no ACLs. The broker's own config tells the first apart.
+            if _authorizer_class(source) == "":
+                return self._disable("SECURITY_DISABLED")
+            if not self._warned_empty:
+                self._warned_empty = True
+                log.info(
+                    "The source cluster listed no topic ACLs. If it has some, its principal "
+                    "for this flow needs DESCRIBE on the CLUSTER resource to list them."
+                )
+            return 0
         target_bindings = acls_to_sync(bindings, self.should_replicate, self.rename)
         if not target_bindings:
             return 0
