@@ -16,6 +16,7 @@ from typing import Any, Final, TypeVar
 from kio.schema.types import TopicName
 
 from seaway.kafka.connection import Connection, KafkaConnectionError, parse_servers
+from seaway.kafka.security import PLAINTEXT, ClientSecurity
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 
@@ -62,8 +63,10 @@ class KafkaCluster:
         client_id: str = "seaway",
         request_timeout_s: float = 30.0,
         retry_backoff_s: float = 0.1,
+        security: ClientSecurity = PLAINTEXT,
     ) -> None:
         self.bootstrap = parse_servers(bootstrap_servers)
+        self.security = security
         self.bootstrap_servers = bootstrap_servers
         self.client_id = client_id
         self.request_timeout_s = request_timeout_s
@@ -78,7 +81,8 @@ class KafkaCluster:
     # --- connections ----------------------------------------------------------------------
 
     def _open(self, host: str, port: int) -> Connection:
-        return Connection(host, port, client_id=self.client_id, timeout_s=self.request_timeout_s)
+        return Connection(host, port, client_id=self.client_id, timeout_s=self.request_timeout_s,
+                          security=self.security)  # fmt: skip
 
     def any_connection(self) -> Connection:
         """A connection to some broker: a known one, else the first bootstrap that answers."""

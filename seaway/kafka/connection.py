@@ -2,7 +2,9 @@
 
 Requests may be pipelined (several sent before their responses are read, as Kafka allows
 on one connection); responses come back in the order the requests went out. The API
-versions are negotiated once, with ApiVersions v0, which every Kafka answers.
+versions are negotiated once, with ApiVersions v0, which every Kafka answers; on a TLS or
+SASL listener the socket is wrapped and the client authenticated first
+(:class:`~seaway.kafka.security.ClientSecurity`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Final
 
 from kio import index
 
+from seaway.kafka.security import PLAINTEXT, ClientSecurity
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import decode_response, encode_request
 
@@ -65,16 +68,25 @@ class Connection:
     """A blocking connection to ``host:port`` with negotiated API versions."""
 
     def __init__(
-        self, host: str, port: int, *, client_id: str = "seaway", timeout_s: float = 30.0
+        self,
+        host: str,
+        port: int,
+        *,
+        client_id: str = "seaway",
+        timeout_s: float = 30.0,
+        security: ClientSecurity = PLAINTEXT,
     ) -> None:
         self.host, self.port = host, port
         self.client_id = client_id
         self.timeout_s = timeout_s
         try:
-            self._sock = socket.create_connection((host, port), timeout=timeout_s)
-        except OSError as error:
-            raise KafkaConnectionError(f"cannot connect to {host}:{port}: {error}") from None
-        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock = socket.create_connection((host, port), timeout=timeout_s)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._sock = security.wrap(sock, host)
+        except OSError as error:  # ssl.SSLError included
+            raise KafkaConnectionError(f"cannot connect to {host}:{port} "
+                                       f"({security.protocol}): {error}") from None  # fmt: skip
+        self._tls = security.tls
         self._ids = itertools.count(1)
         self._in_flight: deque[Pending] = deque()
         self._early: dict[int, Any] = {}
@@ -85,6 +97,11 @@ class Connection:
         self.versions = {
             int(a.api_key): (int(a.min_version), int(a.max_version)) for a in body.api_keys
         }
+        try:
+            security.authenticate(self)
+        except BaseException:
+            self.close()
+            raise
 
     def __repr__(self) -> str:
         return f"Connection({self.host}:{self.port})"
@@ -132,6 +149,10 @@ class Connection:
 
     def _send_all(self, chunks: list[Any]) -> None:
         views = [memoryview(c).cast("B") for c in chunks if len(c)]
+        if self._tls:  # an SSL socket has no sendmsg: the views go one by one
+            for view in views:
+                self._sock.sendall(view)
+            return
         while views:
             sent = self._sock.sendmsg(views)
             while views and sent >= len(views[0]):

@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from seaway.kafka.cluster import GROUP, KafkaCluster
 from seaway.kafka.connection import KafkaConnectionError
+from seaway.kafka.security import PLAINTEXT, ClientSecurity
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 
@@ -87,6 +88,7 @@ class GroupMember:
         rebalance_timeout_ms: int = 60_000,
         heartbeat_interval_ms: int = 3_000,
         retry_backoff_ms: int = 100,
+        security: ClientSecurity = PLAINTEXT,
     ) -> None:
         self.group_id = group_id
         self.protocol_type = protocol_type
@@ -97,11 +99,13 @@ class GroupMember:
         # A JoinGroup is answered when the whole group has joined: up to the rebalance timeout.
         request_timeout_s = rebalance_timeout_ms / 1000 + 10
         self._cluster = KafkaCluster(
-            bootstrap_servers, client_id=client_id, request_timeout_s=request_timeout_s
-        )
+            bootstrap_servers, client_id=client_id, request_timeout_s=request_timeout_s,
+            security=security,
+        )  # fmt: skip
         self._heartbeats = KafkaCluster(
-            bootstrap_servers, client_id=client_id, request_timeout_s=session_timeout_ms / 1000
-        )
+            bootstrap_servers, client_id=client_id, request_timeout_s=session_timeout_ms / 1000,
+            security=security,
+        )  # fmt: skip
         self.member_id = ""
         self.generation = -1
         self._lock = threading.Lock()

@@ -18,7 +18,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Final, TypeVar
 
+from seaway.config import ConfigException
 from seaway.kafka.cluster import KafkaCluster
+from seaway.kafka.security import ClientSecurity
 
 __all__ = [
     "TIMEOUT_S",
@@ -105,16 +107,24 @@ def _key(config: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 
 def batch_client_reaches(config: Mapping[str, Any]) -> bool:
-    """Whether Seaway's batch client can reach a cluster with this (Kafka-style) client
-    config: plaintext only, for now; TLS and SASL clusters use the record path."""
-    return str(config.get("security.protocol", "plaintext")).lower() == "plaintext"
+    """Whether Seaway's batch client can reach a cluster with these librdkafka settings:
+    PLAINTEXT, SSL and SASL (PLAIN, SCRAM) can; other SASL mechanisms take the record path."""
+    try:
+        ClientSecurity.from_config(config)
+    except ConfigException:
+        return False
+    return True
 
 
-def shared_cluster(bootstrap_servers: str, client_id: str) -> KafkaCluster:
-    """The process's cluster for ``(bootstrap_servers, client_id)``, made on first use."""
+def shared_cluster(
+    bootstrap_servers: str, client_id: str, config: Mapping[str, Any]
+) -> KafkaCluster:
+    """The process's cluster for ``(bootstrap_servers, client_id)`` and the security of the
+    librdkafka settings *config*, made on first use."""
+    security = ClientSecurity.from_config(config)
     return shared(
-        ("cluster", bootstrap_servers, client_id),
-        lambda: KafkaCluster(bootstrap_servers, client_id=client_id),
+        ("cluster", bootstrap_servers, client_id, security),
+        lambda: KafkaCluster(bootstrap_servers, client_id=client_id, security=security),
         KafkaCluster.close,
     )
 

@@ -58,7 +58,9 @@ _RECORD_OVERHEAD: Final = 24  # a record's varints and attributes, at most, besi
 
 def _target(spec: MirrorCopySpec) -> KafkaCluster:
     bootstrap = spec.target_producer["bootstrap.servers"]
-    return pool.shared_cluster(bootstrap, f"seaway-mirror-{spec.target_alias}")
+    return pool.shared_cluster(
+        bootstrap, f"seaway-mirror-{spec.target_alias}", spec.target_producer
+    )
 
 
 def _producer(spec: MirrorCopySpec, transactional_id: str | None = None) -> BatchProducer:
@@ -210,7 +212,7 @@ class _Copy:
     def run(self, options: SourceOptions, start: int) -> None:
         r = self.range
         client_id = f"seaway-mirror-{self.spec.source_alias}"
-        source = pool.shared_cluster(options.bootstrap_servers, client_id)
+        source = pool.shared_cluster(options.bootstrap_servers, client_id, options.kafka_params)
         fetcher = PartitionFetcher(
             source,
             r.topic,

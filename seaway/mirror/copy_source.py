@@ -62,15 +62,15 @@ _RECORD_PATH_LOGGED: set[str] = set()
 
 def _batch_client_reaches(options: SourceOptions, spec: MirrorCopySpec) -> bool:
     """Whether both clusters can be reached by the batch client; says once per flow why
-    not (TLS/SASL clusters are copied record by record until the client supports them)."""
+    not (a SASL mechanism it does not speak: those clusters are copied record by record)."""
     if batch_client_reaches(options.kafka_params) and batch_client_reaches(spec.target_producer):
         return True
     flow = f"{spec.source_alias}->{spec.target_alias}"
     if flow not in _RECORD_PATH_LOGGED:
         _RECORD_PATH_LOGGED.add(flow)
         log.info(
-            "Mirror %s copies record by record: a cluster uses security.protocol other than "
-            "PLAINTEXT, which Seaway's batch client does not speak yet",
+            "Mirror %s copies record by record: a cluster uses a sasl.mechanism Seaway's "
+            "batch client does not speak (it speaks PLAIN and SCRAM-SHA-256/512)",
             flow,
         )
     return False

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import (
     AclBinding,
     AclBindingFilter,
@@ -31,7 +31,13 @@ from kafka.errors import ClusterAuthorizationFailedError, SecurityDisabledError
 
 from seaway.broker import BrokerThread
 from seaway.config import ConfigException
+from seaway.security.acl import AclBinding as SeawayAcl
+from seaway.security.acl import AclOperation as SeawayOp
+from seaway.security.acl import AclPermissionType as SeawayPermission
+from seaway.security.acl import PatternType as SeawayPattern
+from seaway.security.acl import ResourceType as SeawayResource
 from tests.broker.acl_cluster import TIMEOUT_S, AclBroker, acl_broker_config, start_acl_broker
+from tests.broker.certs import make_certs
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -174,3 +180,44 @@ def test_bad_authorizer_settings_name_the_key(
 ) -> None:
     with pytest.raises(ConfigException, match=message):
         BrokerThread(tmp_path, config=acl_broker_config(**settings)).start()
+
+
+def test_a_client_certificate_is_the_principal_on_an_ssl_listener(tmp_path: Path) -> None:
+    """``User:CN=alice`` (the certificate's subject): allowed to write one topic, denied
+    another; the principal is what the audit log and the ACLs name."""
+    certs = make_certs(tmp_path)
+    config = acl_broker_config(
+        listeners="SSL://127.0.0.1:0",
+        **{
+            "ssl.keystore.type": "PEM",
+            "ssl.keystore.location": str(certs.server),
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.location": str(certs.ca),
+            "ssl.client.auth": "required",
+            "super.users": "User:CN=admin",
+        },
+    )
+    del config["sasl.enabled.mechanisms"]
+    with BrokerThread(tmp_path / "data", config=config) as broker:
+        tls = {
+            "bootstrap.servers": broker.listeners["SSL"],
+            "security.protocol": "SSL",
+            "ssl.ca.location": str(certs.ca),
+            "ssl.certificate.location": str(certs.client_cert),
+            "ssl.key.location": str(certs.client_key),
+        }
+        owner = broker.broker.authorizer
+        assert owner is not None
+        owner.create([
+            SeawayAcl(SeawayResource.TOPIC, "mine", SeawayPattern.LITERAL, "User:CN=alice", "*",
+                      op, SeawayPermission.ALLOW)
+            for op in (SeawayOp.WRITE, SeawayOp.CREATE)  # CREATE: auto-created by Metadata
+        ])  # fmt: skip
+        producer = Producer(tls)
+        results: dict[str, KafkaError | None] = {}
+        for topic in ("mine", "theirs"):
+            producer.produce(topic, b"v", on_delivery=lambda e, m: results.update({m.topic(): e}))
+        producer.flush(TIMEOUT_S)
+        assert results["mine"] is None
+        error = results["theirs"]
+        assert error is not None and error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED

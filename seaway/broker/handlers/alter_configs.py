@@ -1,14 +1,23 @@
-"""AlterConfigs (33): replace a topic's dynamic configs with the given set."""
+"""AlterConfigs (33): replace a topic's dynamic configs with the given set.
+
+Each resource needs ALTER_CONFIGS, as DescribeConfigs needs DESCRIBE_CONFIGS (29, 30 or 31
+when denied, before the resource is looked up).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from seaway.broker.handlers.describe_configs import RESOURCE_BROKER, RESOURCE_TOPIC
+from seaway.broker.handlers.describe_configs import (
+    RESOURCE_BROKER,
+    RESOURCE_TOPIC,
+    authorize_config_resource,
+)
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation
 
 Overrides = dict[str, str]
 
@@ -22,6 +31,9 @@ def alter_resources(ctx: RequestContext, change: Callable[[Overrides, Any], Over
     for r in req.resources:
         code, message = ErrorCode.none, None
         try:
+            authorize_config_resource(
+                ctx, AclOperation.ALTER_CONFIGS, r.resource_type, r.resource_name
+            )
             if r.resource_type == RESOURCE_BROKER:
                 raise KafkaError(
                     ErrorCode.invalid_request,

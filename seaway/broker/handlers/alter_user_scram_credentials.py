@@ -1,7 +1,8 @@
 """AlterUserScramCredentials (51): add, change and delete SCRAM credentials (KIP-554).
 
 The client sends the salted password; the broker keeps StoredKey and ServerKey only. Each
-user is checked as Kafka's ScramControlManager does; the valid ones apply atomically.
+user is checked as Kafka's ScramControlManager does; the valid ones apply atomically. It
+needs ALTER on the cluster, else every user gets CLUSTER_AUTHORIZATION_FAILED.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 from seaway.security.scram import MAX_ITERATIONS, MECHANISMS, MIN_ITERATIONS, ScramCredential
 
 _BY_TYPE = {m.type_id: m for m in MECHANISMS.values()}
@@ -19,6 +21,7 @@ _TWICE = (
     ErrorCode.duplicate_resource,
     "A user credential cannot be altered twice in the same request",
 )
+_DENIED = ErrorCode.cluster_authorization_failed, "Cluster authorization failed."
 
 
 def _problem(ctx: RequestContext, item: Any, upsert: bool) -> tuple[ErrorCode, str | None] | None:
@@ -44,6 +47,14 @@ async def alter_user_scram_credentials(ctx: RequestContext) -> Any:
     request, resp = ctx.request, ctx.response_class
     items = [(d, False) for d in request.deletions] + [(u, True) for u in request.upsertions]
     counts = Counter(item.name for item, _ in items)
+    result = nested(resp, "AlterUserScramCredentialsResult")
+    if not ctx.authorized(AclOperation.ALTER, ResourceType.CLUSTER):
+        code, message = _DENIED
+        denied = tuple(
+            make(result, user=user, error_code=code, error_message=message)
+            for user in sorted(counts)
+        )
+        return make(resp, throttle_time=ZERO, results=denied)
     errors: dict[str, tuple[ErrorCode, str | None]] = {}
     upserts, deletions = {}, []
     for item, upsert in items:
@@ -59,7 +70,6 @@ async def alter_user_scram_credentials(ctx: RequestContext) -> Any:
         else:
             deletions.append((item.name, mechanism.name))
     ctx.broker.scram.alter(upserts, deletions)
-    result = nested(resp, "AlterUserScramCredentialsResult")
     fine: tuple[ErrorCode, str | None] = (ErrorCode.none, None)
     results = tuple(
         make(result, user=user, error_code=code, error_message=message)

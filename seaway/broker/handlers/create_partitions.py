@@ -1,4 +1,7 @@
-"""CreatePartitions (37): grow a topic's partition count."""
+"""CreatePartitions (37): grow a topic's partition count.
+
+Each topic needs ALTER (else TOPIC_AUTHORIZATION_FAILED), as in Kafka.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(37, max_version=3)
@@ -18,6 +22,10 @@ async def create_partitions(ctx: RequestContext) -> Any:
     for t in req.topics:
         code, message = ErrorCode.none, None
         try:
+            if not ctx.authorized(AclOperation.ALTER, ResourceType.TOPIC, t.name):
+                raise KafkaError(
+                    ErrorCode.topic_authorization_failed, "The topic authorization is failed."
+                )
             ctx.broker.topics.add_partitions(t.name, t.count, validate_only=req.validate_only)
         except KafkaError as e:
             code, message = e.code, e.message

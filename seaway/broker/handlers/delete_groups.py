@@ -1,4 +1,7 @@
-"""DeleteGroups (42): remove empty groups and their committed offsets."""
+"""DeleteGroups (42): remove empty groups and their committed offsets.
+
+Each group needs DELETE on it, else GROUP_AUTHORIZATION_FAILED for that group (as in Kafka).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(42, max_version=2)
@@ -15,9 +19,11 @@ async def delete_groups(ctx: RequestContext) -> Any:
     result_cls = nested(resp, "DeletableGroupResult")
     results = []
     for group_id in ctx.request.groups_names:
+        code = ErrorCode.none
         try:
+            if not ctx.authorized(AclOperation.DELETE, ResourceType.GROUP, group_id):
+                raise KafkaError(ErrorCode.group_authorization_failed)
             ctx.broker.groups.delete(group_id)
-            code = ErrorCode.none
         except KafkaError as e:
             code = e.code
         results.append(make(result_cls, group_id=group_id, error_code=code))

@@ -1,4 +1,8 @@
-"""DeleteRecords (21): move partitions' log start offsets forward."""
+"""DeleteRecords (21): move partitions' log start offsets forward.
+
+Each topic needs DELETE (else TOPIC_AUTHORIZATION_FAILED on its partitions, before the
+existence check), as in Kafka.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(21, max_version=2)
@@ -17,8 +22,11 @@ async def delete_records(ctx: RequestContext) -> Any:
     topics = []
     for t in ctx.request.topics:
         parts = []
+        deletable = ctx.authorized(AclOperation.DELETE, ResourceType.TOPIC, t.name)
         for p in t.partitions:
             try:
+                if not deletable:
+                    raise KafkaError(ErrorCode.topic_authorization_failed)
                 low = ctx.broker.topics.partition(t.name, p.partition_index).delete_records(
                     p.offset
                 )

@@ -1,7 +1,8 @@
 """DescribeConfigs (32): every config of a topic or the broker, with its source.
 
 Kafka returns all configs, defaults included (clients do read-modify-write on the result),
-with ``config_source``: 1 dynamic topic, 4 static broker, 5 default.
+with ``config_source``: 1 dynamic topic, 4 static broker, 5 default. Each resource needs
+DESCRIBE_CONFIGS (see :func:`authorize_config_resource`), checked before it is looked up.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from seaway.config import ConfigDef, Type
 from seaway.config.types import convert_to_string
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import CLUSTER_NAME, AclOperation, ResourceType
 
 RESOURCE_TOPIC = 2
 RESOURCE_BROKER = 4
+RESOURCE_BROKER_LOGGER = 8
+RESOURCE_CLIENT_METRICS = 16
+RESOURCE_GROUP = 32
 
 DYNAMIC_TOPIC_CONFIG = 1
 STATIC_BROKER_CONFIG = 4
@@ -80,6 +85,37 @@ def broker_entries(ctx: RequestContext, name: str) -> list[_Entry]:
     return entries
 
 
+_CLUSTER_DENIED = (
+    ResourceType.CLUSTER,
+    ErrorCode.cluster_authorization_failed,
+    "Cluster authorization failed.",
+)
+_ACL_RESOURCES = {
+    RESOURCE_TOPIC: (ResourceType.TOPIC, ErrorCode.topic_authorization_failed,
+                     "Topic authorization failed."),
+    RESOURCE_GROUP: (ResourceType.GROUP, ErrorCode.group_authorization_failed,
+                     "Group authorization failed."),
+    RESOURCE_BROKER: _CLUSTER_DENIED,
+    RESOURCE_BROKER_LOGGER: _CLUSTER_DENIED,
+    RESOURCE_CLIENT_METRICS: _CLUSTER_DENIED,
+}  # fmt: skip
+
+
+def authorize_config_resource(
+    ctx: RequestContext, operation: AclOperation, resource_type: int, name: str
+) -> None:
+    """Raise Kafka's error unless the caller may do *operation* (DESCRIBE_CONFIGS or
+    ALTER_CONFIGS) on a config resource: a topic or group on itself, the broker-wide types
+    on the cluster. An unknown type passes, to be rejected as invalid."""
+    if resource_type not in _ACL_RESOURCES:
+        return
+    acl_type, code, message = _ACL_RESOURCES[resource_type]
+    if not ctx.authorized(
+        operation, acl_type, CLUSTER_NAME if acl_type is ResourceType.CLUSTER else name
+    ):
+        raise KafkaError(code, message)
+
+
 def _definition(resource_type: int) -> ConfigDef:
     return TOPIC_CONFIG_DEF if resource_type == RESOURCE_TOPIC else BROKER_CONFIG_DEF
 
@@ -97,6 +133,9 @@ async def describe_configs(ctx: RequestContext) -> Any:
     for r in req.resources:
         code, message, configs = ErrorCode.none, None, ()
         try:
+            authorize_config_resource(
+                ctx, AclOperation.DESCRIBE_CONFIGS, r.resource_type, r.resource_name
+            )
             if r.resource_type == RESOURCE_TOPIC:
                 entries = topic_entries(ctx, r.resource_name)
             elif r.resource_type == RESOURCE_BROKER:

@@ -1,4 +1,9 @@
-"""DescribeTransactions (65) and ListTransactions (66): transactions for operators."""
+"""DescribeTransactions (65) and ListTransactions (66): transactions for operators.
+
+Authorization as Kafka's: DescribeTransactions needs DESCRIBE on each transactional id
+(else TRANSACTIONAL_ID_AUTHORIZATION_FAILED) and lists only the partitions of topics the
+caller may DESCRIBE; ListTransactions silently leaves out ids without DESCRIBE.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(65, max_version=0)
@@ -17,12 +23,16 @@ async def describe_transactions(ctx: RequestContext) -> Any:
     topic_cls = nested(resp, "TopicData")
     states = []
     for txn_id in ctx.request.transactional_ids:
-        meta = ctx.broker.transactions.describe(txn_id)
+        meta = None
+        code = ErrorCode.transactional_id_authorization_failed
+        if ctx.authorized(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, txn_id):
+            meta = ctx.broker.transactions.describe(txn_id)
+            code = ErrorCode.transactional_id_not_found
         if meta is None:
             states.append(
                 make(
                     state_cls,
-                    error_code=ErrorCode.transactional_id_not_found,
+                    error_code=code,
                     transactional_id=txn_id,
                     transaction_state="",
                     transaction_timeout=ZERO,
@@ -35,6 +45,10 @@ async def describe_transactions(ctx: RequestContext) -> Any:
             continue
         by_topic: dict[str, list[int]] = {}
         for topic, partition in sorted(meta.partitions):
+            if not ctx.authorized(
+                AclOperation.DESCRIBE, ResourceType.TOPIC, topic, log_denial=False
+            ):
+                continue
             by_topic.setdefault(topic, []).append(partition)
         states.append(
             make(
@@ -72,7 +86,14 @@ async def list_transactions(ctx: RequestContext) -> Any:
             transaction_state=m.state.value,
         )
         for m in ctx.broker.transactions.list()
-        if (not states or m.state.value in states) and (not pids or m.producer_id in pids)
+        if (not states or m.state.value in states)
+        and (not pids or m.producer_id in pids)
+        and ctx.authorized(
+            AclOperation.DESCRIBE,
+            ResourceType.TRANSACTIONAL_ID,
+            m.transactional_id,
+            log_denial=False,
+        )
     )
     return make(
         resp,

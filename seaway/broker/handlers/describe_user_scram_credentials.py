@@ -1,4 +1,8 @@
-"""DescribeUserScramCredentials (50): each user's SCRAM mechanisms and iterations."""
+"""DescribeUserScramCredentials (50): each user's SCRAM mechanisms and iterations.
+
+Needs DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED for the request and each
+user asked for (as Kafka's error response).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,11 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 from seaway.security.scram import MECHANISMS
 
 _TWICE = "Cannot describe SCRAM credentials for the same user twice in a single request: "
+_DENIED = "Cluster authorization failed."
 
 
 @handles(50, max_version=0)
@@ -18,6 +24,15 @@ async def describe_user_scram_credentials(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     result = nested(resp, "DescribeUserScramCredentialsResult")
     info = nested(resp, "CredentialInfo")
+    if not ctx.authorized(AclOperation.DESCRIBE, ResourceType.CLUSTER):
+        code = ErrorCode.cluster_authorization_failed
+        denied = tuple(
+            make(result, user=user.name, error_code=code, error_message=_DENIED,
+                 credential_infos=())
+            for user in ctx.request.users or ()
+        )  # fmt: skip
+        return make(resp, throttle_time=ZERO, error_code=code, error_message=_DENIED,
+                    results=denied)  # fmt: skip
     known = ctx.broker.scram.users()
     asked = Counter(user.name for user in ctx.request.users or ()) or Counter(known)
     results = []

@@ -1,4 +1,7 @@
-"""EndTxn (26): commit or abort, writing markers to every partition of the transaction."""
+"""EndTxn (26): commit or abort, writing markers to every partition of the transaction.
+
+Needs WRITE on the transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,17 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(26, max_version=3)
 async def end_txn(ctx: RequestContext) -> Any:
     req = ctx.request
     try:
+        if not ctx.authorized(
+            AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactional_id
+        ):
+            raise KafkaError(ErrorCode.transactional_id_authorization_failed)
         ctx.broker.transactions.end_txn(
             req.transactional_id, req.producer_id, req.producer_epoch, req.committed, ctx.version
         )

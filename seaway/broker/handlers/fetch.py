@@ -4,6 +4,9 @@ The response holds the segment bytes as they lie on disk, starting at the batch 
 the fetch offset; clients skip records below the offset they asked for. When fewer than
 ``min_bytes`` are available the request waits, up to ``max_wait``, for an append to one of
 its partitions. Fetch sessions (KIP-227) are answered with session id 0: full fetches.
+
+Authorization as Kafka's: a consumer needs READ on each topic, a follower (replica id set)
+CLUSTER_ACTION on the cluster; denied partitions get TOPIC_AUTHORIZATION_FAILED.
 """
 
 from __future__ import annotations
@@ -15,12 +18,23 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 # index, error, high watermark, last stable offset, log start, aborted (pid, first), records
 _Part = tuple[int, ErrorCode, int, int, int, list[tuple[int, int]] | None, bytes]
 
 
-def _read_all(ctx: RequestContext) -> tuple[list[tuple[str, list[_Part]]], int, bool]:
+def _denied_topics(ctx: RequestContext) -> set[str]:
+    """The requested topics the caller may not fetch from."""
+    names = {t.topic for t in ctx.request.topics}
+    if ctx.request.replica_id >= 0:
+        return set() if ctx.authorized(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER) else names
+    return {n for n in names if not ctx.authorized(AclOperation.READ, ResourceType.TOPIC, n)}
+
+
+def _read_all(
+    ctx: RequestContext, denied: set[str]
+) -> tuple[list[tuple[str, list[_Part]]], int, bool]:
     req = ctx.request
     topics = ctx.broker.topics
     remaining = req.max_bytes if ctx.version >= 3 else 0x7FFFFFFF
@@ -32,6 +46,8 @@ def _read_all(ctx: RequestContext) -> tuple[list[tuple[str, list[_Part]]], int, 
         parts: list[_Part] = []
         for p in wanted.partitions:
             try:
+                if wanted.topic in denied:
+                    raise KafkaError(ErrorCode.topic_authorization_failed)
                 plog = topics.partition(wanted.topic, p.partition)
                 data = b""
                 lso = plog.last_stable_offset
@@ -61,8 +77,9 @@ async def fetch(ctx: RequestContext) -> Any:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + req.max_wait.total_seconds()
     keys = [(t.topic, p.partition) for t in req.topics for p in t.partitions]
+    denied = _denied_topics(ctx)
     while True:
-        results, total, failed = _read_all(ctx)
+        results, total, failed = _read_all(ctx, denied)
         remaining = deadline - loop.time()
         if total >= req.min_bytes or failed or remaining <= 0 or ctx.broker.stopping:
             break

@@ -1,4 +1,8 @@
-"""FindCoordinator (10): this node coordinates every group and every transactional id."""
+"""FindCoordinator (10): this node coordinates every group and every transactional id.
+
+As Kafka authorizes it: DESCRIBE on the group (else GROUP_AUTHORIZATION_FAILED) or on the
+transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED), answered with no node.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,17 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make
+from seaway.security.acl import AclOperation, ResourceType
 
 GROUP = 0
 TRANSACTION = 1
+
+_DENIED = {
+    GROUP: (ResourceType.GROUP, ErrorCode.group_authorization_failed,
+            "Group authorization failed."),
+    TRANSACTION: (ResourceType.TRANSACTIONAL_ID, ErrorCode.transactional_id_authorization_failed,
+                  "Transactional Id authorization failed."),
+}  # fmt: skip
 
 
 @handles(10, max_version=3)
@@ -17,15 +29,10 @@ async def find_coordinator(ctx: RequestContext) -> Any:
     broker = ctx.broker
     key_type = getattr(ctx.request, "key_type", GROUP)
     if key_type not in (GROUP, TRANSACTION):
-        return make(
-            ctx.response_class,
-            throttle_time=ZERO,
-            error_code=ErrorCode.invalid_request,
-            error_message=f"unknown coordinator key type {key_type}",
-            node_id=-1,
-            host="",
-            port=-1,
-        )
+        return _no_node(ctx, ErrorCode.invalid_request, f"unknown coordinator key type {key_type}")
+    resource_type, code, message = _DENIED[key_type]
+    if not ctx.authorized(AclOperation.DESCRIBE, resource_type, ctx.request.key):
+        return _no_node(ctx, code, message)
     return make(
         ctx.response_class,
         throttle_time=ZERO,
@@ -35,3 +42,8 @@ async def find_coordinator(ctx: RequestContext) -> Any:
         host=ctx.listener.advertised_host,
         port=ctx.listener.advertised_port,
     )
+
+
+def _no_node(ctx: RequestContext, code: ErrorCode, message: str) -> Any:
+    return make(ctx.response_class, throttle_time=ZERO, error_code=code, error_message=message,
+                node_id=-1, host="", port=-1)  # fmt: skip

@@ -1,4 +1,7 @@
-"""Heartbeat (12): keep a member's session alive; learn of rebalances."""
+"""Heartbeat (12): keep a member's session alive; learn of rebalances.
+
+Needs READ on the group, else GROUP_AUTHORIZATION_FAILED (as in Kafka).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +10,17 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(12, max_version=4)
 async def heartbeat(ctx: RequestContext) -> Any:
     req = ctx.request
+    code = ErrorCode.none
     try:
+        if not ctx.authorized(AclOperation.READ, ResourceType.GROUP, req.group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
         ctx.broker.groups.heartbeat(req.group_id, req.generation_id, req.member_id)
-        code = ErrorCode.none
     except KafkaError as e:
         code = e.code
     return make(ctx.response_class, throttle_time=ZERO, error_code=code)

@@ -1,4 +1,7 @@
-"""IncrementalAlterConfigs (44): SET, DELETE, APPEND and SUBTRACT single topic configs."""
+"""IncrementalAlterConfigs (44): SET, DELETE, APPEND and SUBTRACT single topic configs.
+
+Authorized as AlterConfigs: ALTER_CONFIGS on each resource (:func:`alter_resources`).
+"""
 
 from __future__ import annotations
 

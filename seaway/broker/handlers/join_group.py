@@ -1,4 +1,7 @@
-"""JoinGroup (11): join a consumer group; answered when the rebalance completes."""
+"""JoinGroup (11): join a consumer group; answered when the rebalance completes.
+
+Needs READ on the group, else GROUP_AUTHORIZATION_FAILED (as in Kafka).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from seaway.broker.coordinator.group_coordinator import JoinRequest, MemberIdReq
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(11, max_version=4)
@@ -43,6 +47,8 @@ async def join_group(ctx: RequestContext) -> Any:
             members=(),
         )
 
+    if not ctx.authorized(AclOperation.READ, ResourceType.GROUP, req.group_id):
+        return failure(ErrorCode.group_authorization_failed)
     try:
         result = await ctx.broker.groups.join(join)
     except MemberIdRequired as e:

@@ -1,4 +1,8 @@
-"""LeaveGroup (13): members leave (one per request before v3, a batch from v3)."""
+"""LeaveGroup (13): members leave (one per request before v3, a batch from v3).
+
+Needs READ on the group, else GROUP_AUTHORIZATION_FAILED for the request, no member
+results (as in Kafka).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(13, max_version=4)
@@ -14,6 +19,9 @@ async def leave_group(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class
     groups = ctx.broker.groups
+    if not ctx.authorized(AclOperation.READ, ResourceType.GROUP, req.group_id):
+        return make(resp, throttle_time=ZERO, error_code=ErrorCode.group_authorization_failed,
+                    members=())  # fmt: skip
     if ctx.version < 3:
         try:
             groups.leave(req.group_id, req.member_id, None)

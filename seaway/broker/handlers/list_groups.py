@@ -1,4 +1,8 @@
-"""ListGroups (16): every group with its protocol type and state (v4 filters by state)."""
+"""ListGroups (16): every group with its protocol type and state (v4 filters by state).
+
+As Kafka authorizes it: DESCRIBE on the cluster lists every group; otherwise only the
+groups the caller may DESCRIBE, the others silently left out.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(16, max_version=4)
@@ -14,11 +19,18 @@ async def list_groups(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     group_cls = nested(resp, "ListedGroup")
     states = {s.lower() for s in getattr(ctx.request, "states_filter", ())}
+    everything = ctx.authorized(AclOperation.DESCRIBE, ResourceType.CLUSTER, log_denial=False)
+
+    def visible(group_id: str) -> bool:
+        return everything or ctx.authorized(
+            AclOperation.DESCRIBE, ResourceType.GROUP, group_id, log_denial=False
+        )
+
     groups = tuple(
         make(
             group_cls, group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state.value
         )
         for g in ctx.broker.groups.list()
-        if not states or g.state.value.lower() in states
+        if (not states or g.state.value.lower() in states) and visible(g.group_id)
     )
     return make(resp, throttle_time=ZERO, error_code=ErrorCode.none, groups=groups)

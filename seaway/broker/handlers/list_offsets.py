@@ -1,4 +1,7 @@
-"""ListOffsets (2): earliest, latest, max-timestamp and by-timestamp offset lookups."""
+"""ListOffsets (2): earliest, latest, max-timestamp and by-timestamp offset lookups.
+
+Each topic needs DESCRIBE (else TOPIC_AUTHORIZATION_FAILED on its partitions), as in Kafka.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.partition import PartitionLog
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 EARLIEST = -2
 LATEST = -1
@@ -45,8 +49,11 @@ async def list_offsets(ctx: RequestContext) -> Any:
     topics = []
     for wanted in req.topics:
         parts = []
+        described = ctx.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, wanted.name)
         for p in wanted.partitions:
             try:
+                if not described:
+                    raise KafkaError(ErrorCode.topic_authorization_failed)
                 offset, ts = lookup(
                     ctx.broker.topics.partition(wanted.name, p.partition_index),
                     p.timestamp,

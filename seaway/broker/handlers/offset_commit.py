@@ -1,4 +1,9 @@
-"""OffsetCommit (8): store a group's consumed positions durably."""
+"""OffsetCommit (8): store a group's consumed positions durably.
+
+As Kafka authorizes it: READ on the group (else GROUP_AUTHORIZATION_FAILED on every
+partition), then READ on each topic (else TOPIC_AUTHORIZATION_FAILED on its partitions,
+which are not committed).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(8, max_version=8)
@@ -14,11 +20,30 @@ async def offset_commit(ctx: RequestContext) -> Any:
     req = ctx.request
     generation = getattr(req, "generation_id_or_member_epoch", getattr(req, "generation_id", -1))
     offsets = requested_offsets(req)
-    try:
-        codes = ctx.broker.groups.commit_offsets(req.group_id, generation, req.member_id, offsets)
-    except KafkaError as e:
-        codes = {(t, p): e.code for t, p, *_ in offsets}
+    if not ctx.authorized(AclOperation.READ, ResourceType.GROUP, req.group_id):
+        denied = {(t, p): ErrorCode.group_authorization_failed for t, p, *_ in offsets}
+        return commit_response(ctx, "OffsetCommit", offsets, denied)
+    allowed, codes = readable_offsets(ctx, offsets)
+    if allowed or not offsets:  # Kafka skips the coordinator only when every topic is denied
+        try:
+            codes |= ctx.broker.groups.commit_offsets(
+                req.group_id, generation, req.member_id, allowed
+            )
+        except KafkaError as e:
+            codes |= {(t, p): e.code for t, p, *_ in allowed}
     return commit_response(ctx, "OffsetCommit", offsets, codes)
+
+
+def readable_offsets(
+    ctx: RequestContext, offsets: list[tuple[str, int, int, int, str | None]]
+) -> tuple[list[tuple[str, int, int, int, str | None]], dict[tuple[str, int], ErrorCode]]:
+    """The offsets of topics the caller may READ, and TOPIC_AUTHORIZATION_FAILED for the
+    others' partitions (an (Txn)OffsetCommit commits only the first)."""
+    topics = {t for t, *_ in offsets}
+    readable = {t for t in topics if ctx.authorized(AclOperation.READ, ResourceType.TOPIC, t)}
+    denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, *_ in offsets
+              if t not in readable}  # fmt: skip
+    return [o for o in offsets if o[0] in readable], denied
 
 
 def requested_offsets(req: Any) -> list[tuple[str, int, int, int, str | None]]:

@@ -1,4 +1,9 @@
-"""OffsetDelete (47): delete a group's offsets for partitions it no longer consumes."""
+"""OffsetDelete (47): delete a group's offsets for partitions it no longer consumes.
+
+As Kafka authorizes it: DELETE on the group, else GROUP_AUTHORIZATION_FAILED for the
+request (before the group's existence is checked); READ on each topic, else
+TOPIC_AUTHORIZATION_FAILED on its partitions, whose offsets stay.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from seaway.broker.coordinator.group import Group
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
+from seaway.security.acl import AclOperation, ResourceType
 
 _read_subscription = entity_reader(ConsumerProtocolSubscription)
 
@@ -43,6 +49,9 @@ async def offset_delete(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     topic_cls = nested(resp, "OffsetDeleteResponseTopic")
     part_cls = nested(resp, "OffsetDeleteResponsePartition")
+    if not ctx.authorized(AclOperation.DELETE, ResourceType.GROUP, req.group_id):
+        code = ErrorCode.group_authorization_failed
+        return make(resp, error_code=code, throttle_time=ZERO, topics=())
     group = ctx.broker.groups.describe(req.group_id)
     committed = ctx.broker.groups.fetch_offsets(req.group_id)
     if group is None and not committed:
@@ -52,8 +61,13 @@ async def offset_delete(ctx: RequestContext) -> Any:
     topics = []
     for t in req.topics:
         parts = []
+        if not ctx.authorized(AclOperation.READ, ResourceType.TOPIC, t.name):
+            code = ErrorCode.topic_authorization_failed
+        elif t.name in busy:
+            code = ErrorCode.group_subscribed_to_topic
+        else:
+            code = ErrorCode.none
         for p in t.partitions:
-            code = ErrorCode.group_subscribed_to_topic if t.name in busy else ErrorCode.none
             if code == ErrorCode.none:
                 doomed.append((t.name, p.partition_index))
             parts.append(make(part_cls, partition_index=p.partition_index, error_code=code))

@@ -3,6 +3,10 @@
 For Produce v3+ Kafka requires exactly one magic-v2 batch per partition. The batch is
 CRC-checked and written as received: only its ``baseOffset`` is rewritten. With
 ``flush.messages`` reached the log is fsynced (off the event loop) before the response.
+
+Authorization as Kafka's: a request with transactional batches needs WRITE on its
+transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every partition); then
+each topic needs WRITE (else TOPIC_AUTHORIZATION_FAILED, before the existence check).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from seaway.broker.log.partition import PartitionLog
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.protocol.record_codec import record_keys_present
-from seaway.protocol.records import InvalidBatch, iter_batches, validate_batch
+from seaway.protocol.records import InvalidBatch, iter_batches, parse_header, validate_batch
+from seaway.security.acl import AclOperation, ResourceType
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +69,39 @@ def _check_batch(
     return header, data
 
 
+def _has_transactional_records(req: Any) -> bool:
+    """Whether the first batch of some partition is transactional (Kafka's
+    ``RequestUtils.hasTransactionalRecords``)."""
+    for topic_data in req.topic_data:
+        for pd in topic_data.partition_data:
+            try:
+                if pd.records and parse_header(pd.records, require_body=False).is_transactional:
+                    return True
+            except InvalidBatch:
+                continue  # rejected later, per partition
+    return False
+
+
+def _authorization(ctx: RequestContext) -> tuple[ErrorCode, dict[str, bool]]:
+    """The error of the whole request (none, or a denied transactional id) and whether
+    each topic may be written. Transactional batches without a transactional id are
+    refused per partition, by :func:`_check_batch`."""
+    req = ctx.request
+    if ctx.broker.authorizer is None:  # the hot path: no batch header is parsed
+        return ErrorCode.none, {t.name: True for t in req.topic_data}
+    txn_id = req.transactional_id
+    if (
+        txn_id is not None
+        and _has_transactional_records(req)
+        and not ctx.authorized(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, txn_id)
+    ):
+        return ErrorCode.transactional_id_authorization_failed, {}
+    return ErrorCode.none, {
+        t.name: ctx.authorized(AclOperation.WRITE, ResourceType.TOPIC, t.name)
+        for t in req.topic_data
+    }
+
+
 @handles(0, max_version=10)
 async def produce(ctx: RequestContext) -> Any:
     req = ctx.request
@@ -72,12 +110,17 @@ async def produce(ctx: RequestContext) -> Any:
     to_flush: list[PartitionLog] = []
     results: list[tuple[str, list[tuple[int, ErrorCode, int, int, int, str | None]]]] = []
     bad_acks = req.acks not in (0, 1, -1)
+    denied, writable = _authorization(ctx)
     for topic_data in req.topic_data:
         topic = topic_data.name
         partitions = []
         for pd in topic_data.partition_data:
             base, append_time, start, message = -1, -1, -1, None
             try:
+                if denied is not ErrorCode.none:
+                    raise KafkaError(denied)
+                if not writable[topic]:
+                    raise KafkaError(ErrorCode.topic_authorization_failed)
                 if bad_acks:
                     raise KafkaError(ErrorCode.invalid_required_acks, f"acks={req.acks}")
                 plog = broker.topics.partition(topic, pd.index)

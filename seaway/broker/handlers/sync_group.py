@@ -1,4 +1,7 @@
-"""SyncGroup (14): the leader hands out assignments; every member receives its own."""
+"""SyncGroup (14): the leader hands out assignments; every member receives its own.
+
+Needs READ on the group, else GROUP_AUTHORIZATION_FAILED (as in Kafka).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make
+from seaway.security.acl import AclOperation, ResourceType
 
 
 @handles(14, max_version=5)
@@ -14,6 +18,8 @@ async def sync_group(ctx: RequestContext) -> Any:
     req = ctx.request
     assignments = {a.member_id: a.assignment for a in req.assignments}
     try:
+        if not ctx.authorized(AclOperation.READ, ResourceType.GROUP, req.group_id):
+            raise KafkaError(ErrorCode.group_authorization_failed)
         group, assignment = await ctx.broker.groups.sync(
             req.group_id, req.generation_id, req.member_id, assignments
         )

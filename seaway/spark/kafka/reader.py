@@ -4,11 +4,11 @@ A task reads exactly ``[start, end)`` of one partition, fixed by the driver, so 
 task yields the same records, as ``pyarrow.RecordBatch``es of bounded size: memory per
 task does not grow with the range.
 
-Two paths give the same rows. The batch path (plaintext clusters) fetches raw record
-batches with Seaway's batch client and decodes their records straight into Arrow's
-column buffers in C (:mod:`seaway.protocol.record_columns`): no Python object per record.
-The record path (clusters that need TLS or SASL, which the batch client does not speak
-yet) copies records out of librdkafka's messages into column lists.
+Two paths give the same rows. The batch path (PLAINTEXT, TLS, SASL PLAIN and SCRAM
+clusters) fetches raw record batches with Seaway's batch client and decodes their records
+straight into Arrow's column buffers in C (:mod:`seaway.protocol.record_columns`): no
+Python object per record. The record path (other SASL mechanisms, which only librdkafka
+speaks) copies records out of librdkafka's messages into column lists.
 """
 
 from __future__ import annotations
@@ -132,7 +132,9 @@ def read_range(
 def _read_range_batches(options: SourceOptions, r: OffsetRange) -> Iterator[pa.RecordBatch]:
     """The batch path: raw batches fetched, their records decoded into Arrow buffers."""
     cluster = pool.shared_cluster(
-        options.bootstrap_servers, options.kafka_params.get("client.id", "seaway-spark")
+        options.bootstrap_servers,
+        options.kafka_params.get("client.id", "seaway-spark"),
+        options.kafka_params,
     )
     fetcher = PartitionFetcher(
         cluster,

@@ -45,8 +45,10 @@ from seaway.connect.runtime.errors import BadRequestError, ConnectRestError
 from seaway.connect.runtime.herder import InternalRequest, NotAssignedError, NotLeaderError
 from seaway.connect.runtime.herder_state import RunningConnector
 from seaway.connect.runtime.storage import SessionKey, TargetState
+from seaway.connect.runtime.storage.settings import client_config
 from seaway.connect.runtime.worker_herder import WorkerHerder
 from seaway.kafka.group_member import GroupMember, Joined, MemberMetadata
+from seaway.kafka.security import ClientSecurity
 
 __all__ = ["DistributedHerder"]
 
@@ -99,6 +101,7 @@ class DistributedHerder(WorkerHerder):
             session_timeout_ms=int(config.get("session.timeout.ms")),
             rebalance_timeout_ms=int(config.get("rebalance.timeout.ms")),
             heartbeat_interval_ms=int(config.get("heartbeat.interval.ms")),
+            security=ClientSecurity.from_config(client_config(config.originals)),
         )
         self._membership = threading.Thread(
             target=self._membership_loop, name="connect-group-member", daemon=True
