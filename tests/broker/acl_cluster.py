@@ -7,6 +7,7 @@ operator would). Clients are confluent-kafka's, logged in as the user asked for.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,9 @@ class AclBroker:
             "sasl.mechanism": "PLAIN",
             "sasl.username": user,
             "sasl.password": f"{user}-secret",
+            # librdkafka's lines (a stopped broker's "Connection refused") go to logging,
+            # which pytest shows for a failed test only
+            "logger": logging.getLogger(f"librdkafka.{user}"),
             **extra,
         }
 
