@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 from confluent_kafka import (
     OFFSET_BEGINNING,
@@ -20,6 +22,8 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from bench._util import MB, progress
+
+_NONE: Mapping[str, Any] = MappingProxyType({})  # no extra client settings
 
 #: Producer settings for every run (batched, acks=1, no compression).
 PRODUCER_CONFIG: dict[str, str | int] = {
@@ -69,10 +73,15 @@ def unique_name(prefix: str) -> str:
 
 
 def create_topics(
-    bootstrap: str, names: Sequence[str], partitions: int, timeout: float = 60.0
+    bootstrap: str,
+    names: Sequence[str],
+    partitions: int,
+    timeout: float = 60.0,
+    client: Mapping[str, Any] = _NONE,
 ) -> None:
-    """Create ``names`` with ``partitions`` each and wait until metadata shows them all."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    """Create ``names`` with ``partitions`` each and wait until metadata shows them all
+    (*client*: extra librdkafka settings, e.g. TLS and SASL, as for every function here)."""
+    admin = AdminClient({"bootstrap.servers": bootstrap, **client})
     new_topics = [NewTopic(name, num_partitions=partitions, replication_factor=1) for name in names]
     for future in admin.create_topics(new_topics, request_timeout=timeout).values():
         future.result(timeout=timeout)
@@ -113,6 +122,7 @@ def produce(
     records: int,
     value_size: int,
     flush_timeout: float = 600.0,
+    client: Mapping[str, Any] = _NONE,
 ) -> Throughput:
     """Produce ``records`` values of ``value_size`` bytes round-robin over ``destinations``.
 
@@ -121,7 +131,9 @@ def produce(
     returns, i.e. until every record is acknowledged (acks=1).
     """
     errors = _DeliveryErrors()
-    producer = Producer({"bootstrap.servers": bootstrap, **PRODUCER_CONFIG, "on_delivery": errors})
+    producer = Producer(
+        {"bootstrap.servers": bootstrap, **PRODUCER_CONFIG, **client, "on_delivery": errors}
+    )
     for topic in {topic for topic, _ in destinations}:
         producer.list_topics(topic, timeout=30)  # connect and load metadata before timing
     value = os.urandom(value_size)
@@ -167,7 +179,12 @@ def end_offset(consumer: Consumer, topic: str) -> int:
 
 
 def consume(
-    bootstrap: str, topic: str, partitions: int, expected: int, idle_timeout: float = 30.0
+    bootstrap: str,
+    topic: str,
+    partitions: int,
+    expected: int,
+    idle_timeout: float = 30.0,
+    client: Mapping[str, Any] = _NONE,
 ) -> Throughput:
     """Read ``topic`` from the beginning of every partition until ``expected`` records arrive.
 
@@ -175,7 +192,12 @@ def consume(
     measured. Timing runs from ``assign()`` to the last record.
     """
     consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": unique_name("bench"), **CONSUMER_CONFIG}
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": unique_name("bench"),
+            **CONSUMER_CONFIG,
+            **client,
+        }
     )
     try:
         assignment = [TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)]
