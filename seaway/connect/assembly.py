@@ -75,6 +75,8 @@ def _advertised(config: WorkerConfig) -> dict[str, Any]:
         "advertised_listener": config.get("rest.advertised.listener"),
         "extensions": config.get("rest.extension.classes"),
         "tls": TlsSettings.of_worker(config.originals),
+        "admin_listeners": config.get("admin.listeners"),
+        "admin_tls": TlsSettings.of_worker(config.originals, "admin.listeners.https."),
     }
 
 

@@ -80,9 +80,15 @@ class TlsSettings:
         return cls(values)
 
     @classmethod
-    def of_worker(cls, originals: Mapping[str, Any]) -> TlsSettings:
-        """A Connect worker's HTTPS listeners: ``listeners.https.ssl.*`` over ``ssl.*``."""
-        return cls.prefixed(originals, _PREFIX)
+    def of_worker(cls, originals: Mapping[str, Any], prefix: str = _PREFIX) -> TlsSettings:
+        """A Connect worker's HTTPS listeners (``admin.listeners.https.`` for the admin ones):
+        Kafka's all-or-nothing rule, the ``<prefix>ssl.*`` keys if any is set, else the
+        worker's ``ssl.*`` (those of its Kafka clients)."""
+        prefixed = {k[len(prefix) :]: str(v) for k, v in originals.items()
+                    if k.startswith(prefix + "ssl.")}  # fmt: skip
+        if prefixed:
+            return cls(prefixed)
+        return cls({k: str(v) for k, v in originals.items() if k.startswith("ssl.")})
 
     def _get(self, key: str) -> str | None:
         value = self.values.get(key)

@@ -3,7 +3,8 @@ with ``listeners.https.ssl.*``, one worker with a PKCS12 keystore and one with a
 and HTTP basic authentication with Kafka's BasicAuthSecurityRestExtension and a JAAS file
 from KAFKA_OPTS. A request sent to either worker is forwarded to the leader over TLS with its
 credentials; the workers' signed internal requests (task configs) pass; anonymous or wrong
-credentials get 401, plain HTTP and clients that do not trust the certificate are refused."""
+credentials get 401, plain HTTP and clients that do not trust the certificate are refused.
+One worker puts its admin endpoints on a separate ``admin.listeners`` listener."""
 
 from __future__ import annotations
 
@@ -64,11 +65,12 @@ def test_https_and_basic_auth_on_a_cluster(
     pkcs12 = {"listeners.https.ssl.keystore.type": "PKCS12",
               "listeners.https.ssl.keystore.location": str(p12),
               "listeners.https.ssl.keystore.password": "store-secret"}  # fmt: skip
-    pem_store = {"ssl.keystore.type": "PEM", "ssl.keystore.location": str(pem)}
+    pem_store = {"listeners.https.ssl.keystore.type": "PEM",
+                 "listeners.https.ssl.keystore.location": str(pem)}  # fmt: skip
     cluster = connect_cluster(
         2,
         env=_jaas_env(tmp_path),
-        per_worker=[pkcs12, pem_store],
+        per_worker=[{**pkcs12, "admin.listeners": "http://127.0.0.1:0"}, pem_store],
         **{
             "listeners": "https://127.0.0.1:0",
             "listeners.https.ssl.truststore.type": "PEM",
@@ -88,6 +90,16 @@ def test_https_and_basic_auth_on_a_cluster(
     admin = [Rest(w.url, _basic("admin", "admin-secret"), trusting) for w in (one, two)]
     ops = Rest(two.url, _basic("ops", "ops-secret"), trusting)
     assert admin[0].ok("GET", "/connectors") == []
+
+    # admin.listeners: worker one serves /admin/* only on its own listener, which REST
+    # extensions do not guard (Kafka's behaviour); worker two on its main listeners, guarded.
+    assert admin[0].call("GET", "/admin/loggers")[0] == 404
+    log = cluster.workers[0].log.read_text(errors="replace")
+    admin_url = log.split("Admin REST endpoints (/admin/*) at ", 1)[1].split()[0]
+    assert "root" in Rest(admin_url).ok("GET", "/admin/loggers")
+    assert Rest(admin_url).call("GET", "/connectors")[0] == 404
+    assert "root" in admin[1].ok("GET", "/admin/loggers")
+    assert Rest(two.url, context=trusting).call("GET", "/admin/loggers")[0] == 401
 
     # Whichever worker leads, writes sent to either are forwarded to the leader over TLS
     # with their credentials; its task configs reach the followers as signed requests.

@@ -143,5 +143,5 @@ def test_a_worker_and_its_connectors_on_a_sasl_ssl_cluster_with_acls(
         statuses = rest.ok("GET", "/connectors?expand=status")
         assert {n: s["status"]["connector"]["state"] for n, s in statuses.items()} == {
             "lines-in": "RUNNING", "lines-out": "RUNNING", "mirror": "RUNNING"}  # fmt: skip
-    with pytest.raises(AssertionError, match="(GROUP|TOPIC)_AUTHORIZATION_FAILED"):
+    with pytest.raises(AssertionError, match=r"(GROUP|TOPIC)_AUTHORIZATION_FAILED"):
         _values(bootstrap, certs, "mallory", "lines")

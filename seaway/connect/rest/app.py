@@ -25,6 +25,7 @@ import asyncio
 import functools
 import logging
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
@@ -48,7 +49,7 @@ from seaway.connect.rest.routes.worker import WorkerRoutes
 from seaway.connect.runtime.errors import ConnectRestError
 from seaway.connect.runtime.herder import Herder, RequestTargetError
 
-__all__ = ["create_app"]
+__all__ = ["Surface", "create_app"]
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +57,17 @@ log = logging.getLogger(__name__)
 REQUEST_TIMEOUT_S = 90.0
 
 
-def create_app(herder: Herder, *, loggers: Loggers | None = None) -> Starlette:
-    """The REST API of one worker: *herder* answers, *loggers* backs ``/admin/loggers``."""
-    api = _ConnectApi(herder, loggers or Loggers())
+Surface = Literal["all", "api", "admin"]
+"""What an app serves: everything; all but ``/admin/*`` (``admin.listeners`` set); only
+``/admin/*`` (an admin listener)."""
+
+
+def create_app(
+    herder: Herder, *, loggers: Loggers | None = None, surface: Surface = "all"
+) -> Starlette:
+    """The REST API of one worker: *herder* answers, *loggers* backs ``/admin/loggers``;
+    *surface* says which of its resources."""
+    api = _ConnectApi(herder, loggers or Loggers(), surface)
     app = Starlette(routes=[Mount("", app=api)])
     app.state.herder = herder
     app.state.loggers = api.loggers
@@ -124,7 +133,7 @@ class _ConnectApi(
     """The routes of the endpoint mixins of :mod:`seaway.connect.rest.routes`, and their
     dispatch; each endpoint is a plain function of one :class:`Call`, run on a thread."""
 
-    def __init__(self, herder: Herder, loggers: Loggers) -> None:
+    def __init__(self, herder: Herder, loggers: Loggers, surface: Surface = "all") -> None:
         self.herder = herder
         self.loggers = loggers
         # What answers while the worker starts; every other request waits until it is ready
@@ -166,6 +175,9 @@ class _ConnectApi(
             _Route(("admin", "loggers"), {"GET": self.all_loggers}),
             _Route(("admin", "loggers", "{logger}"), {"GET": self.logger, "PUT": self.set_logger}),
         ]
+        if surface != "all":
+            admin = surface == "admin"
+            self.routes = [r for r in self.routes if (r.segments[:1] == ("admin",)) == admin]
 
     # --- dispatch -----------------------------------------------------------------------
 

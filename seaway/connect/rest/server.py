@@ -26,7 +26,7 @@ from starlette.types import Receive, Scope, Send
 from seaway.asgi import AsgiServer
 from seaway.config import ConfigException
 from seaway.connect.api.errors import ConnectError
-from seaway.connect.rest.app import create_app
+from seaway.connect.rest.app import Surface, create_app
 from seaway.connect.rest.basic_auth import (
     BASIC_AUTH_EXTENSION,
     BasicAuthMiddleware,
@@ -180,6 +180,34 @@ class _Switch:
         await self.app(scope, receive, send)
 
 
+def _server(
+    app: _Switch,
+    listeners: Sequence[Listener],
+    tls: TlsSettings | None,
+    key: str,
+    served: dict[str, Any],
+) -> AsgiServer:
+    """The HTTP server of *listeners* (the setting *key*): http, or https with *tls*."""
+    protocols = {listener.protocol for listener in listeners}
+    if len(protocols) > 1:
+        raise ConfigException(
+            f"Invalid value {','.join(map(str, listeners))} for configuration {key}: Seaway "
+            "serves http or https listeners, not both at once"
+        )
+    ssl_context = (
+        (tls or TlsSettings({})).server_context(prefix=f"{key}.https.")
+        if protocols == {"https"}
+        else None
+    )
+    return AsgiServer(
+        app,
+        *((listener.host, listener.port) for listener in listeners),
+        ssl_context=ssl_context,
+        name=f"seaway-rest-{key}",
+        **served,
+    )
+
+
 class RestServer:
     """Serves :func:`~seaway.connect.rest.app.create_app` on *listeners* from a thread.
 
@@ -202,6 +230,8 @@ class RestServer:
         graceful_shutdown_timeout: int = 60,
         extensions: Sequence[str] = (),
         tls: TlsSettings | None = None,
+        admin_listeners: str | Sequence[str] | None = None,
+        admin_tls: TlsSettings | None = None,
     ) -> None:
         self._credentials: dict[str, str] | None = None
         for extension in extensions:
@@ -213,25 +243,23 @@ class RestServer:
             self._credentials = credentials_from_environment()
         self._listeners_config = listeners
         self.listeners = parse_listeners(listeners)
-        protocols = {listener.protocol for listener in self.listeners}
-        if len(protocols) > 1:
-            raise ConfigException(
-                f"Invalid value {listeners} for configuration listeners: Seaway serves http or "
-                "https listeners, not both at once"
-            )
-        ssl_context = (tls or TlsSettings({})).server_context() if protocols == {"https"} else None
         self._advertised_url = advertised_url
         self._advertised = (advertised_host, advertised_port, advertised_listener)
         self._loggers = loggers or Loggers()
+        served = {"access_log": access_log, "shutdown_timeout_s": graceful_shutdown_timeout}
         self._switch = _Switch()
-        self._http = AsgiServer(
-            self._switch,
-            *((listener.host, listener.port) for listener in self.listeners),
-            ssl_context=ssl_context,
-            name="seaway-rest-server",
-            access_log=access_log,
-            shutdown_timeout_s=graceful_shutdown_timeout,
-        )
+        self._http = _server(self._switch, self.listeners, tls, "listeners", served)
+        # admin.listeners: unset, /admin/* on the main listeners; empty, nowhere; else only
+        # on these, outside the REST extensions (as in Kafka: basic auth does not guard them).
+        self.admin_listeners: list[Listener] | None = None
+        self._admin_switch = _Switch()
+        self._admin_http: AsgiServer | None = None
+        if admin_listeners is not None:
+            items = [admin_listeners] if isinstance(admin_listeners, str) else admin_listeners
+            self.admin_listeners = [parse_listener(i.strip()) for i in items if i.strip()]
+            if self.admin_listeners:
+                self._admin_http = _server(self._admin_switch, self.admin_listeners, admin_tls,
+                                           "admin.listeners", served)  # fmt: skip
         self.herder: Herder | None = None
         if herder is not None:
             self.attach(herder)
@@ -239,10 +267,12 @@ class RestServer:
     def attach(self, herder: Herder) -> None:
         """Serve the REST API of *herder* from now on."""
         self.herder = herder
-        app: Any = create_app(herder, loggers=self._loggers)
+        surface: Surface = "all" if self.admin_listeners is None else "api"
+        app: Any = create_app(herder, loggers=self._loggers, surface=surface)
         if self._credentials is not None:
             app = BasicAuthMiddleware(app, self._credentials)
         self._switch.app = app
+        self._admin_switch.app = create_app(herder, loggers=self._loggers, surface="admin")
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -251,13 +281,20 @@ class RestServer:
         log.info("Starting REST server")
         try:
             self._http.start(timeout)
+            if self._admin_http is not None:
+                self._admin_http.start(timeout)
         except (OSError, RuntimeError) as exc:
+            self._http.stop()
             raise ConnectError(f"Unable to initialize REST server: {exc}") from exc
         log.info("REST server listening at %s, advertising URL %s", self.url, self.advertised_url)
+        if self.admin_url is not None:
+            log.info("Admin REST endpoints (/admin/*) at %s", self.admin_url)
 
     def stop(self) -> None:
         """Stop accepting, let requests in flight finish, and release the ports."""
         log.info("Stopping REST server")
+        if self._admin_http is not None:
+            self._admin_http.stop()
         self._http.stop()
         log.info("REST server stopped")
 
@@ -286,6 +323,14 @@ class RestServer:
         interface), e.g. ``http://localhost:8083/``."""
         first = self.listeners[0]
         return _url(first.protocol, first.host or "localhost", self.port)
+
+    @property
+    def admin_url(self) -> str | None:
+        """Where this process reaches the first admin listener (None without one)."""
+        if self._admin_http is None or not self.admin_listeners:
+            return None
+        first = self.admin_listeners[0]
+        return _url(first.protocol, first.host or "localhost", self._admin_http.ports[0])
 
     @property
     def advertised_url(self) -> str:

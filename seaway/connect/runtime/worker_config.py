@@ -191,6 +191,17 @@ def _common() -> ConfigDef:
         group=_REST,
     )
     d.define(
+        "admin.listeners",
+        Type.LIST,
+        None,
+        None,
+        Importance.LOW,
+        "Listeners of the admin endpoints (/admin/loggers), settings under "
+        "admin.listeners.https.*; unset: on the main listeners; empty: disabled. REST "
+        "extensions (basic authentication) do not guard them, as in Kafka.",
+        group=_REST,
+    )
+    d.define(
         "rest.advertised.host.name",
         Type.STRING,
         None,
