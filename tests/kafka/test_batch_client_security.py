@@ -15,6 +15,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.broker import BrokerThread
 from seaway.config import ConfigException
+from seaway.kafka import pool
 from seaway.kafka.cluster import LATEST, KafkaCluster, list_offset
 from seaway.kafka.connection import KafkaConnectionError
 from seaway.kafka.fetcher import PartitionFetcher
@@ -172,7 +173,10 @@ def test_the_spark_source_reads_a_sasl_ssl_cluster_on_the_batch_path(
     )
     assert batch_client_reaches(options.kafka_params)
     whole = OffsetRange(topic, 0, 0, 2_000)
-    fast = pa.Table.from_batches(list(read_range(options, whole, batch_client=True)))
-    slow = pa.Table.from_batches(list(read_range(options, whole, batch_client=False)))
+    try:
+        fast = pa.Table.from_batches(list(read_range(options, whole, batch_client=True)))
+        slow = pa.Table.from_batches(list(read_range(options, whole, batch_client=False)))
+    finally:
+        pool.close_all()  # the pooled clients of this module's broker, which stops after it
     assert fast.num_rows == 2_000
     assert fast.equals(slow)
