@@ -1,5 +1,6 @@
 """Test certificates made with ``cryptography``: a CA, a server certificate for 127.0.0.1 and
-localhost, a client certificate the CA signed and one it did not, as PEM files."""
+localhost, a client certificate the CA signed, one it did not and an expired one, as PEM
+files."""
 
 from __future__ import annotations
 
@@ -22,10 +23,15 @@ class Certs:
     client_cert: Path
     rogue_key: Path  # a client whose certificate no trusted CA signed
     rogue_cert: Path
+    expired_key: Path  # a client whose certificate the CA signed, expired yesterday
+    expired_cert: Path
 
 
 def _pair(
-    name: str, issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None, ca: bool = False
+    name: str,
+    issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None,
+    ca: bool = False,
+    days: int = 1,
 ) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
@@ -34,8 +40,8 @@ def _pair(
     builder = (
         x509.CertificateBuilder().subject_name(subject).issuer_name(issuer_name)
         .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
+        .not_valid_before(now - datetime.timedelta(days=2))
+        .not_valid_after(now + datetime.timedelta(days=days))
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
     )  # fmt: skip
     if name == "localhost":
@@ -58,6 +64,7 @@ def make_certs(folder: Path) -> Certs:
     server_key, server_cert = _pair("localhost", (ca_cert.subject, ca_key))
     client_key, client_cert = _pair("alice", (ca_cert.subject, ca_key))
     rogue_key, rogue_cert = _pair("mallory", None)
+    expired_key, expired_cert = _pair("alice", (ca_cert.subject, ca_key), days=-1)
     files = {
         "ca.pem": _cert_pem(ca_cert),
         "server.pem": _key_pem(server_key) + _cert_pem(server_cert),
@@ -65,6 +72,8 @@ def make_certs(folder: Path) -> Certs:
         "client.pem": _cert_pem(client_cert),
         "rogue.key": _key_pem(rogue_key),
         "rogue.pem": _cert_pem(rogue_cert),
+        "expired.key": _key_pem(expired_key),
+        "expired.pem": _cert_pem(expired_cert),
     }
     for name, data in files.items():
         (folder / name).write_bytes(data)

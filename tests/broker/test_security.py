@@ -236,13 +236,15 @@ def _tls_api_versions(address: str, context: ssl.SSLContext) -> bytes:
         return tls.recv(4)
 
 
-def test_an_unknown_client_certificate_is_refused_when_client_auth_is_required(
+def test_an_unknown_or_expired_client_certificate_is_refused_when_client_auth_is_required(
     secure: BrokerThread, certs: Certs
 ) -> None:
     trusted = ssl.create_default_context(cafile=str(certs.ca))
     trusted.load_cert_chain(certs.client_cert, certs.client_key)
     assert len(_tls_api_versions(secure.listeners["SSL"], trusted)) == 4
-    for cert, key in ((certs.rogue_cert, certs.rogue_key), (None, None)):
+    refused = ((certs.rogue_cert, certs.rogue_key), (certs.expired_cert, certs.expired_key),
+               (None, None))  # fmt: skip
+    for cert, key in refused:
         context = ssl.create_default_context(cafile=str(certs.ca))
         if cert is not None:
             context.load_cert_chain(cert, key)
