@@ -316,6 +316,18 @@ def test_random_bytes_as_sasl_tokens(
     roundtrip("confluent", secure, "SASL_PLAINTEXT", certs, "PLAIN", "alice", "alice-secret")
 
 
+@pytest.mark.parametrize("listener", ["SSL", "SASL_SSL"])
+def test_random_bytes_as_a_tls_handshake(listener: str, secure: BrokerThread, certs: Certs) -> None:
+    """Garbage where a ClientHello belongs, and a ClientHello cut short: the connection
+    closes, the broker goes on serving."""
+    for garbage in (os.urandom(512), b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc" + os.urandom(40)):
+        with _connect(secure.listeners[listener]) as sock:
+            sock.sendall(garbage)
+            sock.shutdown(socket.SHUT_WR)
+            assert _drain(sock)[:1] in (b"", b"\x15")  # nothing, or a TLS alert record
+    roundtrip("confluent", secure, "SASL_SSL", certs, "PLAIN", "bob", "bob-secret")
+
+
 @pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256"])
 def test_a_v0_handshake_exchanges_bare_tokens(mechanism: str, secure: BrokerThread) -> None:
     with _connect(secure.listeners["SASL_PLAINTEXT"]) as sock:
