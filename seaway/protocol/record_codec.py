@@ -167,6 +167,11 @@ def record_keys_present(batch: bytes | bytearray | memoryview) -> bool:
     return all(r.key is not None for r in decode_records(batch)[1])
 
 
+def records_without_key(batch: bytes | bytearray | memoryview) -> list[int]:
+    """The indexes in the batch of the records whose key is null."""
+    return [i for i, r in enumerate(decode_records(batch)[1]) if r.key is None]
+
+
 CONTROL_ABORT = 0
 CONTROL_COMMIT = 1
 

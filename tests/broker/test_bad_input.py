@@ -53,6 +53,7 @@ from kio.schema.produce.v9.request import (
 from kio.serial import entity_reader, entity_writer
 
 from seaway.broker import BrokerThread
+from seaway.protocol.record_codec import Record, build_batch
 from seaway.protocol.records import ATTR_CONTROL, ATTR_TRANSACTIONAL, control_batch
 from tests.broker.clients import consume_all, create_topic, produce, quiet
 
@@ -824,6 +825,29 @@ def test_produce_to_unknown_topic_or_partition(
             assert len(t.partitions) == 2
         good = produce_raw(w, produce_topics["plain"], 1, GOOD)
         assert good.error_code == NONE
+
+
+@pytest.mark.timeout(15)
+def test_null_keys_on_a_compacted_topic_are_named_as_record_errors(
+    bootstrap: str, topic_name: str
+) -> None:
+    """KIP-467: the batch is refused with INVALID_RECORD, and ``record_errors`` names each
+    record without a key by its index in the batch, with Kafka's message."""
+    create_topic(bootstrap, topic_name, partitions=1, config={"cleanup.policy": "compact"})
+    records = [Record(0, 0, b"k0", b"a"), Record(1, 0, None, b"b"), Record(2, 0, b"k2", b"c"),
+               Record(3, 0, None, b"d")]  # fmt: skip
+    with wire(bootstrap) as w:
+        part = produce_raw(w, topic_name, 0, bytes(build_batch(records)))
+        assert part.error_code == INVALID_RECORD
+        expected = (
+            f"Compacted topic cannot accept message without key in topic partition {topic_name}-0."
+        )
+        assert [(e.batch_index, e.batch_index_error_message) for e in part.record_errors] == [
+            (1, expected), (3, expected)]  # fmt: skip
+        assert "2 record errors in total" in (part.error_message or "")
+        assert log_end_offset(w, topic_name, 0) == 0  # nothing of the batch was written
+        keyed = produce_raw(w, topic_name, 0, bytes(build_batch([records[0], records[2]])))
+        assert keyed.error_code == NONE
 
 
 # -- 4. idempotent producers ---------------------------------------------------------------

@@ -116,3 +116,40 @@ def test_committed_offsets_of_a_stable_group_reject_strangers(
     assert "UNKNOWN_MEMBER_ID" in str(exc.value) or "Unknown member" in str(exc.value)
     stranger.close()
     member.close()
+
+
+def test_committing_a_partition_that_does_not_exist_fails_for_that_partition_only(
+    bootstrap: str, topic_name: str
+) -> None:
+    """Kafka answers UNKNOWN_TOPIC_OR_PARTITION for a missing topic or partition; the
+    others in the request are committed."""
+    create_topic(bootstrap, topic_name, partitions=1)
+    consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": f"g-{topic_name}"}))
+    wanted = [TopicPartition(topic_name, 0, 5), TopicPartition(topic_name, 3, 5),
+              TopicPartition(f"{topic_name}-missing", 0, 5)]  # fmt: skip
+    from confluent_kafka import KafkaError, KafkaException
+
+    with pytest.raises(KafkaException):
+        consumer.commit(offsets=wanted, asynchronous=False)
+    committed = consumer.committed(wanted[:1], timeout=10)
+    assert committed[0].offset == 5
+    admin_errors = _commit_errors(bootstrap, f"g-{topic_name}", wanted)
+    assert admin_errors == {
+        (topic_name, 0): None,
+        (topic_name, 3): KafkaError.UNKNOWN_TOPIC_OR_PART,
+        (f"{topic_name}-missing", 0): KafkaError.UNKNOWN_TOPIC_OR_PART,
+    }
+    consumer.close()
+
+
+def _commit_errors(
+    bootstrap: str, group: str, offsets: list[TopicPartition]
+) -> dict[tuple[str, int], int | None]:
+    """Per-partition errors of an OffsetCommit sent by the admin client."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient(quiet({"bootstrap.servers": bootstrap}))
+    request = [ConsumerGroupTopicPartitions(group, offsets)]
+    result = admin.alter_consumer_group_offsets(request)[group].result(10).topic_partitions
+    return {(tp.topic, tp.partition): (tp.error.code() if tp.error else None) for tp in result}

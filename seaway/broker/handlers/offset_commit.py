@@ -2,7 +2,7 @@
 
 As Kafka authorizes it: READ on the group (else GROUP_AUTHORIZATION_FAILED on every
 partition), then READ on each topic (else TOPIC_AUTHORIZATION_FAILED on its partitions,
-which are not committed).
+which are not committed); a partition that does not exist is UNKNOWN_TOPIC_OR_PARTITION.
 """
 
 from __future__ import annotations
@@ -37,13 +37,23 @@ async def offset_commit(ctx: RequestContext) -> Any:
 def readable_offsets(
     ctx: RequestContext, offsets: list[tuple[str, int, int, int, str | None]]
 ) -> tuple[list[tuple[str, int, int, int, str | None]], dict[tuple[str, int], ErrorCode]]:
-    """The offsets of topics the caller may READ, and TOPIC_AUTHORIZATION_FAILED for the
-    others' partitions (an (Txn)OffsetCommit commits only the first)."""
+    """The offsets the caller may commit, and the others' errors (an (Txn)OffsetCommit
+    commits only the first): TOPIC_AUTHORIZATION_FAILED without READ on the topic, then, as
+    Kafka checks its metadata, UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist."""
     topics = {t for t, *_ in offsets}
     readable = {t for t in topics if ctx.authorized(AclOperation.READ, ResourceType.TOPIC, t)}
-    denied = {(t, p): ErrorCode.topic_authorization_failed for t, p, *_ in offsets
-              if t not in readable}  # fmt: skip
-    return [o for o in offsets if o[0] in readable], denied
+    sizes = {t: len(found.partitions) if (found := ctx.broker.topics.get(t)) else 0
+             for t in readable}  # fmt: skip
+    allowed, errors = [], {}
+    for offset in offsets:
+        topic, partition = offset[0], offset[1]
+        if topic not in readable:
+            errors[topic, partition] = ErrorCode.topic_authorization_failed
+        elif not 0 <= partition < sizes[topic]:
+            errors[topic, partition] = ErrorCode.unknown_topic_or_partition
+        else:
+            allowed.append(offset)
+    return allowed, errors
 
 
 def requested_offsets(req: Any) -> list[tuple[str, int, int, int, str | None]]:

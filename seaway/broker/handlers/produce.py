@@ -21,7 +21,7 @@ from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.partition import PartitionLog
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
-from seaway.protocol.record_codec import record_keys_present
+from seaway.protocol.record_codec import record_keys_present, records_without_key
 from seaway.protocol.records import InvalidBatch, iter_batches, parse_header, validate_batch
 from seaway.security.acl import AclOperation, ResourceType
 
@@ -31,7 +31,11 @@ _ZSTD = 4
 
 
 def _check_batch(
-    data: bytes | memoryview, version: int, compacted: bool, transactional_id: str | None
+    data: bytes | memoryview,
+    version: int,
+    compacted: bool,
+    transactional_id: str | None,
+    partition: str = "",
 ) -> tuple[Any, bytes | memoryview]:
     """Validate the partition's records as Kafka does; return the header and the batch.
 
@@ -63,10 +67,25 @@ def _check_batch(
     if header.compression == _ZSTD and version < 7:
         raise KafkaError(ErrorCode.unsupported_compression_type, "zstd needs Produce v7+")
     if compacted and not record_keys_present(data):
-        raise KafkaError(
-            ErrorCode.invalid_record, "compacted topic cannot accept a record without a key"
-        )
+        raise RecordErrors(
+            [(i, f"Compacted topic cannot accept message without key in topic partition "
+                 f"{partition}.") for i in records_without_key(data)]
+        )  # fmt: skip
     return header, data
+
+
+class RecordErrors(KafkaError):
+    """INVALID_RECORD naming the culprit records (KIP-467: ``record_errors`` with each
+    record's index in its batch), so clients can tell which records were invalid."""
+
+    def __init__(self, errors: list[tuple[int, str]]) -> None:
+        shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, m in errors[:3])
+        super().__init__(
+            ErrorCode.invalid_record,
+            f"One or more records have been rejected due to {len(errors)} record errors in "
+            f"total, and only showing the first three errors at most: [{shown}]",
+        )
+        self.records = errors
 
 
 def _has_transactional_records(req: Any) -> bool:
@@ -102,13 +121,17 @@ def _authorization(ctx: RequestContext) -> tuple[ErrorCode, dict[str, bool]]:
     }
 
 
+# index, error, base offset, log append time, log start offset, message, record errors
+_PartitionResult = tuple[int, ErrorCode, int, int, int, str | None, list[tuple[int, str]]]
+
+
 @handles(0, max_version=10)
 async def produce(ctx: RequestContext) -> Any:
     req = ctx.request
     broker = ctx.broker
     now = int(time.time() * 1000)
     to_flush: list[PartitionLog] = []
-    results: list[tuple[str, list[tuple[int, ErrorCode, int, int, int, str | None]]]] = []
+    results: list[tuple[str, list[_PartitionResult]]] = []
     bad_acks = req.acks not in (0, 1, -1)
     denied, writable = _authorization(ctx)
     for topic_data in req.topic_data:
@@ -116,6 +139,7 @@ async def produce(ctx: RequestContext) -> Any:
         partitions = []
         for pd in topic_data.partition_data:
             base, append_time, start, message = -1, -1, -1, None
+            culprits: list[tuple[int, str]] = []
             try:
                 if denied is not ErrorCode.none:
                     raise KafkaError(denied)
@@ -127,8 +151,9 @@ async def produce(ctx: RequestContext) -> Any:
                 if not pd.records:
                     raise KafkaError(ErrorCode.invalid_record, "empty records")
                 header, data = _check_batch(
-                    pd.records, ctx.version, plog.config.compact, req.transactional_id
-                )
+                    pd.records, ctx.version, plog.config.compact, req.transactional_id,
+                    f"{topic}-{pd.index}",
+                )  # fmt: skip
                 result = plog.append(data, header, now)
                 base, append_time, start = (
                     result.base_offset,
@@ -142,6 +167,7 @@ async def produce(ctx: RequestContext) -> Any:
                 code = ErrorCode.none
             except KafkaError as e:
                 code, message = e.code, e.message
+                culprits = e.records if isinstance(e, RecordErrors) else []
                 log.debug("Produce to %s-%d failed: %s", topic, pd.index, e)
             except InvalidBatch as e:
                 code = ErrorCode.corrupt_message if e.corrupt else ErrorCode.invalid_record
@@ -153,7 +179,7 @@ async def produce(ctx: RequestContext) -> Any:
                     ctx.frame.client_id,
                     e,
                 )
-            partitions.append((pd.index, code, base, append_time, start, message))
+            partitions.append((pd.index, code, base, append_time, start, message, culprits))
         results.append((topic, partitions))
     if to_flush:
         await asyncio.get_running_loop().run_in_executor(None, _flush_all, to_flush)
@@ -162,6 +188,16 @@ async def produce(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     topic_cls = nested(resp, "TopicProduceResponse")
     part_cls = nested(resp, "PartitionProduceResponse")
+    # KIP-467 record errors from v8; older versions have only the partition's error
+    error_cls = nested(resp, "BatchIndexAndErrorMessage") if ctx.version >= 8 else None
+
+    def record_errors(culprits: list[tuple[int, str]]) -> tuple[Any, ...]:
+        if error_cls is None:
+            return ()
+        return tuple(
+            make(error_cls, batch_index=i, batch_index_error_message=m) for i, m in culprits
+        )
+
     return make(
         resp,
         throttle_time=ZERO,
@@ -177,10 +213,10 @@ async def produce(ctx: RequestContext) -> Any:
                         base_offset=base,
                         log_append_time=_as_datetime(append_time),
                         log_start_offset=start,
-                        record_errors=(),
+                        record_errors=record_errors(culprits),
                         error_message=message,
                     )
-                    for index, code, base, append_time, start, message in parts
+                    for index, code, base, append_time, start, message, culprits in parts
                 ),
             )
             for topic, parts in results
