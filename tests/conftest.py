@@ -19,7 +19,7 @@ from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 # both cores) run one after the other on one worker, as one unit of work. (xdist's own
 # loadgroup cannot do this under pytest 9.2: it renames node ids through an attribute pytest
 # no longer reads.)
-_LIGHT_DIRS = ("unit", "broker", "kafka")
+_LIGHT_DIRS = ("unit", "broker", "kafka", "cli_admin")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -8,24 +8,32 @@ import sys
 
 from seaway import __version__
 from seaway.cli import (
+    acls,
     broker,
+    configs,
     connect,
     demo,
+    groups,
     mirror,
     mirror_maker,
     schema_registry,
     spark_cluster,
+    topics,
 )
 
 _COMMANDS = {
+    "acls": acls,
     "broker": broker,
+    "configs": configs,
     "connect-standalone": connect,
     "connect-distributed": connect,
     "demo": demo,
+    "groups": groups,
     "mirror": mirror,
     "mirror-maker": mirror_maker,
     "schema-registry": schema_registry,
     "spark-cluster": spark_cluster,
+    "topics": topics,
 }
 
 
