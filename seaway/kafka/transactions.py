@@ -72,10 +72,21 @@ class LibrdkafkaTransactions:
     """A confluent-kafka producer, transactions initialized, as :class:`Transactional`;
     *config* is the client config its groups' metadata comes with."""
 
-    def __init__(self, producer: Any, transactional_id: str, config: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        producer: Any,
+        transactional_id: str,
+        config: Mapping[str, Any],
+        fatal_error: Callable[[], Any] | None = None,
+    ) -> None:
         self.producer = producer
         self.transactional_id: str | None = transactional_id
         self.config = config
+        self._fatal_error = fatal_error or (lambda: None)
+
+    def fatal_error(self) -> Any:
+        """The cause of the producer's fatal error (a ``KafkaError``), or None."""
+        return self._fatal_error()
 
     def begin(self) -> None:
         self.producer.begin_transaction()
@@ -152,7 +163,7 @@ def write_range(
                     "Could not abort the transaction of %s", producer.transactional_id,
                     exc_info=True,
                 )  # fmt: skip
-        if marker is not None and marker.previous is not None and _fenced(error):
+        if marker is not None and marker.previous is not None and _fenced(error, producer):
             raise TransactionFenced(
                 f"{producer.transactional_id}: another run of this task has taken over its "
                 f"transactional id; this run is fenced ({error})"
@@ -177,15 +188,19 @@ def _written(producer: Transactional, marker: Marker, value: int) -> bool:
     return value == marker.next
 
 
-def _fenced(error: BaseException | None) -> bool:
+def _fenced(error: BaseException | None, producer: Transactional) -> bool:
     """Whether *error*, or an error it arose from, says another producer with the same
     transactional id took over (librdkafka raises a fatal error inside ``flush``, where a
-    delivery report then fails with a ``SystemError``)."""
+    delivery report then fails with a ``SystemError``; ``produce()`` says only "Fatal
+    error", whose cause the producer's :meth:`~LibrdkafkaTransactions.fatal_error` gives)."""
     from confluent_kafka import KafkaError, KafkaException
 
     fenced = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
     while error is not None:
         reason = error.args[0] if isinstance(error, KafkaException) and error.args else None
+        if isinstance(reason, KafkaError) and reason.code() == KafkaError._FATAL:
+            cause = getattr(producer, "fatal_error", lambda: None)()
+            reason = cause if cause is not None else reason
         if isinstance(reason, KafkaError) and reason.code() in fenced:
             return True
         error = error.__cause__ or error.__context__

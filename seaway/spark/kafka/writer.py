@@ -110,13 +110,31 @@ class TrackedProducer:
         from confluent_kafka import Producer
 
         self.errors: list[str] = []
+        self.fatal: Any = None  # the KafkaError that made the producer unusable, if any
         self.producer = Producer(
-            {**config, "delivery.report.only.error": True, "on_delivery": self._on_delivery}
+            {
+                **config,
+                "delivery.report.only.error": True,
+                "on_delivery": self._on_delivery,
+                "error_cb": self._on_error,
+            }
         )
 
     def _on_delivery(self, err: Any, msg: Any) -> None:
         if err is not None:
             self.errors.append(f"{msg.topic()}[{msg.partition()}]: {err.str()}")
+
+    def _on_error(self, err: Any) -> None:
+        if err.fatal():
+            self.fatal = err
+        else:  # librdkafka's own retries handle the rest; say what happened
+            log.debug("Producer: %s", err.str())
+
+    def fatal_error(self) -> Any:
+        """Why the producer became unusable (librdkafka's ``produce()`` says only "Fatal
+        error"; the cause, e.g. fenced by another producer, comes with an error callback)."""
+        self.producer.poll(0)  # serves a pending error callback
+        return self.fatal
 
 
 def pooled_producer(options: SinkOptions) -> TrackedProducer:
@@ -281,7 +299,9 @@ def _write_in_transaction(
         return None if marker is None else marker.next
 
     config = client_config(options)
-    producer = LibrdkafkaTransactions(tracked.producer, txn.transactional_id, config)
+    producer = LibrdkafkaTransactions(
+        tracked.producer, txn.transactional_id, config, fatal_error=tracked.fatal_error
+    )
     if not write_range(producer, marker, write, config):
         log.info(
             "Batch %d task %d already committed by an earlier attempt; skipping",

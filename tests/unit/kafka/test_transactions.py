@@ -135,3 +135,23 @@ def test_a_fenced_flush_under_a_sequence_fence(committed: dict[str, int]) -> Non
 
     with pytest.raises(TransactionFenced):
         write_range(FakeProducer(), Marker("g", "t", next=1, previous=0), write, {})
+
+
+@pytest.mark.parametrize(("cause", "fenced"), [("_FENCED", True), ("_INVALID_ARG", False)])
+def test_a_fatal_produce_error_is_fenced_when_its_cause_is(
+    committed: dict[str, int], cause: str, fenced: bool
+) -> None:
+    """librdkafka's ``produce()`` raises only "Fatal error"; the cause comes through the
+    producer's error callback (here: another incarnation re-initialized the id)."""
+    from confluent_kafka import KafkaError, KafkaException
+
+    class FatalProducer(FakeProducer):
+        def fatal_error(self) -> KafkaError:
+            return KafkaError(getattr(KafkaError, cause), fatal=True)
+
+    def write(_committed: int) -> int:
+        raise KafkaException(KafkaError(KafkaError._FATAL))
+
+    expected = TransactionFenced if fenced else KafkaException
+    with pytest.raises(expected):
+        write_range(FatalProducer(), Marker("g", "t", next=1, previous=0), write, {})
