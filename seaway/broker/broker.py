@@ -22,6 +22,7 @@ from seaway.broker.coordinator.group_coordinator import GroupCoordinator
 from seaway.broker.coordinator.producer_ids import ProducerIdManager
 from seaway.broker.coordinator.transaction import TransactionCoordinator
 from seaway.broker.listeners import Listener, parse_listeners
+from seaway.broker.log.log_cleaner import CleanerConfig, LogCleaner
 from seaway.broker.metadata import MetadataStore
 from seaway.broker.scram_users import ScramUsers, parse_add_scram
 from seaway.broker.server import Connection
@@ -167,6 +168,8 @@ class Broker:
             self._servers.append(server)
             self.bound_listeners[name] = spec.with_port(server.sockets[0].getsockname()[1])
         self._schedule(v["log.retention.check.interval.ms"] / 1000, self._enforce_retention)
+        self.cleaner = LogCleaner(self.topics.all_partitions, CleanerConfig.from_values(v))
+        self.cleaner.start()
         self._schedule(v["log.flush.scheduler.interval.ms"] / 1000, self._flush_by_time)
         self._schedule(_SESSION_CHECK_S, self._expire_sessions)
         self._schedule(v["offsets.retention.check.interval.ms"] / 1000, self._expire_offsets)
@@ -196,6 +199,7 @@ class Broker:
             task.cancel()
         await asyncio.gather(*self._tasks, *self._connections, return_exceptions=True)
         await self.groups.close()
+        await self.cleaner.stop()
         self.topics.close()
         self.store.close()
         (self.data_dir / CLEAN_SHUTDOWN_MARKER).touch()

@@ -237,6 +237,55 @@ def _broker_config_def() -> ConfigDef:
             "How often segments are checked for deletion.",
         )
         .define(
+            "log.cleaner.enable",
+            Type.BOOLEAN,
+            True,
+            None,
+            Importance.MEDIUM,
+            "Run the log cleaner, which compacts cleanup.policy=compact topics.",
+        )
+        .define(
+            "log.cleaner.threads",
+            Type.INT,
+            1,
+            Range.at_least(0),
+            Importance.MEDIUM,
+            "Logs cleaned at the same time (each by a worker thread).",
+        )
+        .define(
+            "log.cleaner.dedupe.buffer.size",
+            Type.LONG,
+            134217728,
+            Range.at_least(16),
+            Importance.MEDIUM,
+            "Memory for the cleaners' key maps, shared by the threads (16 bytes a key); "
+            "a dirty section with more keys is cleaned in parts.",
+        )
+        .define(
+            "log.cleaner.io.buffer.size",
+            Type.INT,
+            524288,
+            Range.at_least(0),
+            Importance.MEDIUM,
+            "Memory for the cleaners' read buffers, shared by the threads.",
+        )
+        .define(
+            "log.cleaner.io.buffer.load.factor",
+            Type.DOUBLE,
+            0.9,
+            Range.between(0.01, 1),
+            Importance.MEDIUM,
+            "How full a cleaner's key map may get.",
+        )
+        .define(
+            "log.cleaner.backoff.ms",
+            Type.LONG,
+            15000,
+            Range.at_least(0),
+            Importance.MEDIUM,
+            "How long the cleaner sleeps when no log needs cleaning.",
+        )
+        .define(
             "log.flush.scheduler.interval.ms",
             Type.LONG,
             1000,

@@ -13,6 +13,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from seaway.broker import BrokerThread
 from seaway.cli.groups import parse_datetime, parse_duration
 from seaway.cli.main import main
 from tests.broker.acl_cluster import AclBroker, start_acl_broker
@@ -35,6 +36,14 @@ def _groups(capsys: Any, bootstrap: str, *args: str) -> tuple[int, str, str]:
     code = main(["groups", "--bootstrap-server", bootstrap, *args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A broker of this module's own: listings (and the widths of their columns, which the
+    longest group name sets) show only the groups these tests made."""
+    with BrokerThread(tmp_path_factory.mktemp("groups"), config={}) as broker:
+        yield broker.bootstrap_servers
 
 
 def _setup(client: dict[str, Any], commits: dict[int, int]) -> tuple[str, str]:

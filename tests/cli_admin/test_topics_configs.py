@@ -40,7 +40,8 @@ def test_topics_create_list_describe_alter_delete(
     assert code == 1 and "Topic 'orders' already exists" in err
     assert _run(capsys, "topics", *b, "--create", "--topic", "orders", "--if-not-exists")[0] == 0
     _run(capsys, "topics", *b, "--create", "--topic", "payments")
-    assert _run(capsys, "topics", *b, "--list")[1].split() == ["orders", "payments"]
+    listed = _run(capsys, "topics", *b, "--list")[1].split()
+    assert {"orders", "payments"} <= set(listed) and listed == sorted(listed)
     code, out, _ = _run(capsys, "topics", *b, "--describe", "--topic", "orders")
     head, *rows = out.splitlines()
     fields = dict(f.split(": ", 1) for f in head.split("\t"))
@@ -54,7 +55,8 @@ def test_topics_create_list_describe_alter_delete(
     assert len(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10)
                .topics["orders"].partitions) == 4  # fmt: skip
     assert _run(capsys, "topics", *b, "--delete", "--topic", "pay.*")[0] == 0  # a pattern
-    assert _run(capsys, "topics", *b, "--list")[1].split() == ["orders"]
+    listed = _run(capsys, "topics", *b, "--list")[1].split()
+    assert "orders" in listed and "payments" not in listed
     code, _, err = _run(capsys, "topics", *b, "--describe", "--topic", "payments")
     assert code == 1 and "Topic 'payments' does not exist as expected" in err
 

@@ -59,8 +59,8 @@ TOPIC_CONFIG_DEF = (
         "delete",
         ValidList.in_("delete", "compact"),
         Importance.MEDIUM,
-        "Retention policy: delete old segments, or compact by key "
-        "(compaction keeps the config and enforces non-null keys; cleaning is not run yet).",
+        "Retention policy: delete old segments (retention.ms, retention.bytes), compact by "
+        "key (the log cleaner keeps the latest record of each key), or both.",
     )
     .define(
         "compression.type",
@@ -268,6 +268,11 @@ class LogConfig:
     max_message_bytes: int = 1048588
     log_append_time: bool = False
     compact: bool = False
+    delete: bool = True  # retention.ms and retention.bytes apply
+    delete_retention_ms: int = 86400000
+    min_cleanable_dirty_ratio: float = 0.5
+    min_compaction_lag_ms: int = 0
+    max_compaction_lag_ms: int = LONG_MAX
     timestamp_before_max_ms: int = LONG_MAX
     timestamp_after_max_ms: int = LONG_MAX
 
@@ -286,6 +291,19 @@ class LogConfig:
             max_message_bytes=values["max.message.bytes"],
             log_append_time=values["message.timestamp.type"] == "LogAppendTime",
             compact="compact" in values["cleanup.policy"],
+            delete="delete" in values["cleanup.policy"],
+            delete_retention_ms=values["delete.retention.ms"],
+            min_cleanable_dirty_ratio=values["min.cleanable.dirty.ratio"],
+            min_compaction_lag_ms=values["min.compaction.lag.ms"],
+            max_compaction_lag_ms=values["max.compaction.lag.ms"],
             timestamp_before_max_ms=values["message.timestamp.before.max.ms"],
             timestamp_after_max_ms=values["message.timestamp.after.max.ms"],
         )
+
+    @property
+    def roll_ms(self) -> int:
+        """segment.ms, or max.compaction.lag.ms when shorter on a compacted log (KIP-354):
+        the active segment is never cleaned, so it must roll for its records to be."""
+        if self.compact:
+            return min(self.segment_ms, self.max_compaction_lag_ms)
+        return self.segment_ms

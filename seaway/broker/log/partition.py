@@ -11,10 +11,12 @@ import bisect
 import logging
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from seaway.broker.log import swap
+from seaway.broker.log.cleaner_checkpoint import CleanerCheckpoint
 from seaway.broker.log.config import LogConfig
 from seaway.broker.log.producer_state import ProducerStateManager
 from seaway.broker.log.segment import Segment
@@ -61,6 +63,8 @@ class PartitionLog:
         self._read_hint: tuple[int, Segment, int] | None = None
         self.recovery_point = self._read_int(_RECOVERY_POINT, 0)
         self.aborted = AbortedTxnIndex(directory / "aborted.txnindex")
+        self.cleaner_checkpoint = CleanerCheckpoint(directory)
+        self.closed = False
         self._last_flush = time.monotonic()
         self._load(recover)
         self.log_start_offset = max(self._read_int(_LOG_START, 0), self.segments[0].base_offset)
@@ -81,6 +85,7 @@ class PartitionLog:
     def _load(self, recover: bool) -> None:
         for stray in self.directory.glob("*.tmp"):
             stray.unlink()
+        swapped = swap.recover(self.directory)  # a cleaning a crash interrupted
         bases = sorted(int(p.stem) for p in self.directory.glob("*.log") if p.stem.isdigit())
         for base in bases:
             self.segments.append(Segment(self.directory, base, self.config.index_interval_bytes))
@@ -97,7 +102,8 @@ class PartitionLog:
                 i + 1 < len(self.segments)
                 and self.segments[i + 1].base_offset <= self.recovery_point
             )
-            truncated = segment.load(recover=recover and not later)
+            rebuild = segment.base_offset in swapped
+            truncated = segment.load(recover=rebuild or (recover and not later))
             if truncated:
                 for dropped in self.segments[i + 1 :]:
                     log.warning("Deleting segment %s after a truncated one", dropped.path)
@@ -118,7 +124,7 @@ class PartitionLog:
 
     def _index_abort_marker(self, segment: Segment, header: BatchHeader) -> None:
         found = segment.find(header.base_offset)
-        if found is None:
+        if found is None or header.records_count == 0:  # (the cleaner may empty a marker)
             return
         position, _ = found
         if control_type(segment.read(position, header.size)) != CONTROL_ABORT:
@@ -250,7 +256,7 @@ class PartitionLog:
         too_old = (
             active.first_batch_timestamp >= 0
             and header.max_timestamp - active.first_batch_timestamp
-            > config.segment_ms - config.segment_jitter_ms
+            > config.roll_ms - config.segment_jitter_ms
         )
         overflow = header.next_offset - active.base_offset > _MAX_RELATIVE_OFFSET
         if too_big or too_old or overflow:
@@ -399,16 +405,22 @@ class PartitionLog:
         return self.log_start_offset
 
     def delete_old_segments(self, now_ms: int) -> int:
-        """Apply retention.ms, retention.bytes and the log start offset; return segments deleted."""
+        """Apply the log start offset, and with cleanup.policy=delete (alone or with compact)
+        retention.ms and retention.bytes; return the number of segments deleted."""
         config = self.config
         deletable = 0
-        excess = self.size - config.retention_bytes if config.retention_bytes >= 0 else -1
+        excess = (
+            self.size - config.retention_bytes
+            if config.delete and config.retention_bytes >= 0
+            else -1
+        )
         for i, segment in enumerate(self.segments):
             next_base = self.segments[i + 1].base_offset if i + 1 < len(self.segments) else None
-            if segment.size == 0:
-                break
+            if segment.size == 0 and next_base is None:
+                break  # the empty active segment (a cleaned one may be empty too)
             by_time = (
-                config.retention_ms >= 0
+                config.delete
+                and config.retention_ms >= 0
                 and now_ms - segment.largest_timestamp() > config.retention_ms
             )
             by_size = excess >= 0 and excess - segment.size >= 0
@@ -435,15 +447,51 @@ class PartitionLog:
         self.aborted.drop_before(self.log_start_offset)
         return deletable
 
+    # -- compaction ------------------------------------------------------------------------
+
+    def replace_segments(self, old: Sequence[Segment], end: int) -> bool:
+        """Swap in the cleaned segment the cleaner wrote for ``old`` (consecutive segments,
+        not the active one, ending at offset ``end``) as ``<base>.*.cleaned``; False if
+        ``old`` is no longer in the log (retention deleted some of it): nothing is swapped.
+
+        One synchronous step on the event loop, so no read or append sees it half done;
+        :mod:`swap` makes it crash safe.
+        """
+        if self.closed or not old:
+            return False
+        first = next((i for i, s in enumerate(self.segments) if s is old[0]), None)
+        if first is None:
+            return False
+        last = first + len(old)
+        if (
+            last >= len(self.segments)
+            or self.segments[last].base_offset != end
+            or any(a is not b for a, b in zip(self.segments[first:last], old, strict=True))
+        ):
+            return False
+        base = old[0].base_offset
+        swap.commit(self.directory, base)
+        swap.finish(self.directory, base)
+        cleaned = Segment(self.directory, base, self.config.index_interval_bytes)
+        cleaned.load(recover=False)
+        self.segments[first:last] = [cleaned]
+        self._bases[first:last] = [base]
+        self._read_hint = None
+        for segment in old:
+            segment.close()
+        return True
+
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
+        self.closed = True
         self.flush()
         self.producer_state.take_snapshot(self.log_end_offset)
         for segment in self.segments:
             segment.close()
 
     def delete(self) -> None:
+        self.closed = True
         for segment in self.segments:
             segment.close()
         shutil.rmtree(self.directory, ignore_errors=True)

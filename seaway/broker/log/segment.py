@@ -18,8 +18,8 @@ from seaway.protocol.records import (
     BATCH_OVERHEAD,
     BatchHeader,
     InvalidBatch,
+    check_crc,
     parse_header,
-    validate_batch,
 )
 
 log = logging.getLogger(__name__)
@@ -36,15 +36,19 @@ def segment_name(base_offset: int) -> str:
 class Segment:
     """An append-only file of record batches starting at ``base_offset``."""
 
-    def __init__(self, directory: Path, base_offset: int, index_interval_bytes: int) -> None:
-        stem = directory / segment_name(base_offset)
+    def __init__(
+        self, directory: Path, base_offset: int, index_interval_bytes: int, suffix: str = ""
+    ) -> None:
+        """Open (or create) the segment's files; ``suffix`` names a cleaner's temporary copy
+        (``<base>.log.cleaned``)."""
+        stem = str(directory / segment_name(base_offset))
         self.base_offset = base_offset
-        self.path = stem.with_suffix(".log")
+        self.path = Path(f"{stem}.log{suffix}")
         self.index_interval_bytes = index_interval_bytes
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         self.size = os.fstat(self._fd).st_size
-        self.offset_index = OffsetIndex(stem.with_suffix(".index"), base_offset)
-        self.time_index = TimeIndex(stem.with_suffix(".timeindex"), base_offset)
+        self.offset_index = OffsetIndex(Path(f"{stem}.index{suffix}"), base_offset)
+        self.time_index = TimeIndex(Path(f"{stem}.timeindex{suffix}"), base_offset)
         self.created_at = time.time()
         self._bytes_since_index = 0
         # Largest batch maxTimestamp and the last offset of that batch.
@@ -196,14 +200,17 @@ class Segment:
         return truncated
 
     def _valid_header(self, position: int) -> BatchHeader | None:
+        """The batch at ``position`` if whole and sound. A cleaned batch may hold fewer
+        records than its offsets span (or none), so only the framing and CRC are checked."""
         header = self._header_unchecked(position)
-        if header is None:
-            return None
+        if header is None or not 0 <= header.records_count <= header.last_offset_delta + 1:
+            return None  # (a negative last offset delta fails this too)
         data = os.pread(self._fd, header.size, position)
         try:
-            return validate_batch(data, 0)
+            check_crc(data, 0, header)
         except InvalidBatch:
             return None
+        return header
 
     def truncate_to(self, position: int) -> None:
         os.ftruncate(self._fd, position)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import struct
 from bisect import bisect_left
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,8 +80,22 @@ class AbortedTxnIndex:
         if i:
             del self.entries[:i]
             del self._last_offsets[:i]
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_bytes(
+            self._rewrite()
+
+    def remove(self, markers: Collection[tuple[int, int]]) -> None:
+        """Forget the transactions ended by these ``(producer id, marker offset)`` ABORT
+        markers, which the cleaner removes: a consumer told of an aborted transaction skips
+        the producer's batches until it reads the marker."""
+        kept = [e for e in self.entries if (e.producer_id, e.last_offset) not in markers]
+        if len(kept) != len(self.entries):
+            self.entries = kept
+            self._last_offsets = [e.last_offset for e in kept]
+            self._rewrite()
+
+    def _rewrite(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            f.write(
                 b"".join(
                     _ENTRY.pack(
                         0, e.producer_id, e.first_offset, e.last_offset, e.last_stable_offset
@@ -88,4 +103,6 @@ class AbortedTxnIndex:
                     for e in self.entries
                 )
             )
-            tmp.replace(self.path)
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(self.path)
