@@ -9,8 +9,9 @@ One broker process with two listeners: PLAINTEXT and SASL_SSL (SCRAM-SHA-512, TL
 a freshly made CA and server certificate). Per listener: confluent-kafka produces
 ``--records`` records of ``--value-size`` bytes (the broker benchmark's settings), consumes
 them back, and Seaway's batch client fetches them (the data plane's read). Each row gives
-records/s over SASL_SSL, over PLAINTEXT, their ratio (the aim is >= 0.6x), and CPU per
-record of the client and of the broker. The last stdout line is the JSON report.
+records/s over SASL_SSL, over PLAINTEXT, their ratio (the aim, for produce and consume, is
+>= 0.6x), and CPU per record of the client and of the broker. The last stdout line is the
+JSON report.
 """
 
 from __future__ import annotations
@@ -132,8 +133,10 @@ def main() -> int:
         ]  # fmt: skip
         print()
         print(render_table(("workload", "listener", "client us/rec", "broker us/rec"), cpu, 2))
-        met = all(r.ratio is not None and r.ratio >= AIM for r in rows)
-        print(f"\naim: every ratio >= {AIM}x: {'met' if met else 'not met'}")
+        aimed = [r for r in rows if "librdkafka" in r.workload]  # the issue's aim: clients
+        met = all(r.ratio is not None and r.ratio >= AIM for r in aimed)
+        print(f"\naim: produce and consume over SASL_SSL >= {AIM}x PLAINTEXT: "
+              f"{'met' if met else 'not met'}")  # fmt: skip
         report = report_head("secure_clients", records=records, value_size=args.value_size)
         report["rows"] = [r.json("sasl_ssl", "plaintext") for r in rows]
         report["cpu_us_per_record"] = {
