@@ -110,3 +110,20 @@ __all__ = [
     "group_state",
     "is_group_inactive",
 ]
+
+
+def authorizer_class(admin: Any, timeout: float = TIMEOUT_S) -> str | None:
+    """The cluster's ``authorizer.class.name`` ("" when ACLs are off), None if it cannot be
+    read. librdkafka drops DescribeAcls' error code, so an empty listing means "no ACLs",
+    "no authorizer" or "not allowed to look"; DescribeConfigs reports its errors."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import ConfigResource, ResourceType
+
+    try:
+        brokers = admin.list_topics(timeout=timeout).brokers
+        resource = ConfigResource(ResourceType.BROKER, str(min(brokers)))
+        configs = admin.describe_configs([resource], request_timeout=timeout)
+        entry = configs[resource].result(timeout).get("authorizer.class.name")
+    except (KafkaException, ValueError):
+        return None
+    return None if entry is None else (entry.value or "")

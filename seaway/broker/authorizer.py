@@ -96,7 +96,7 @@ class BrokerAuthorizer:
         """Store *bindings* (valid ones: :meth:`AclBinding.invalid` is None); existing ones
         are left as they are."""
         added = [acl for acl in bindings if self.table.add(acl)]
-        self._store.alter_acls([_row(acl) for acl in added], [])
+        self._store.alter_acls([acl.key() for acl in added], [])
         for acl in added:
             audit.info("Added ACL %s", acl)
 
@@ -110,7 +110,7 @@ class BrokerAuthorizer:
         for acl in removed:
             self.table.remove(acl)
             audit.info("Removed ACL %s", acl)
-        self._store.alter_acls([], [_row(acl) for acl in removed])
+        self._store.alter_acls([], [acl.key() for acl in removed])
         return matched
 
 
@@ -123,8 +123,3 @@ def _binding(row: AclRow) -> AclBinding:
     rtype, name, pattern, principal, host, operation, permission = row
     return AclBinding(ResourceType(rtype), name, PatternType(pattern), principal, host,
                       AclOperation(operation), AclPermissionType(permission))  # fmt: skip
-
-
-def _row(acl: AclBinding) -> AclRow:
-    return (int(acl.resource_type), acl.name, int(acl.pattern_type), acl.principal, acl.host,
-            int(acl.operation), int(acl.permission))  # fmt: skip

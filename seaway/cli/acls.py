@@ -476,9 +476,9 @@ class _Session:
         """An empty DescribeAcls answer may hide SECURITY_DISABLED (librdkafka drops the
         error code): ask the broker for its ``authorizer.class.name``."""
         if not self._checked:
-            from seaway.mirror.topic_sync import _authorizer_class
+            from seaway.admin import authorizer_class
 
-            self._authorizer, self._checked = _authorizer_class(self.client), True
+            self._authorizer, self._checked = authorizer_class(self.client), True
         if self._authorizer == "":
             raise CommandError(_java_error("SECURITY_DISABLED", None))
 

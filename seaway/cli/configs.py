@@ -22,12 +22,10 @@ from seaway.cli.admin_client import TIMEOUT_S, add_connection, admin, fail, key_
 # --entity-type -> (confluent ResourceType name, the script's singular word)
 _ENTITIES: Final = {"topics": ("TOPIC", "topic"), "brokers": ("BROKER", "broker"),
                     "groups": ("GROUP", "group")}  # fmt: skip
-# ConfigSource -> the script's name in synonyms
-_SOURCES: Final = {1: "DYNAMIC_TOPIC_CONFIG", 2: "DYNAMIC_BROKER_CONFIG",
-                   3: "DYNAMIC_DEFAULT_BROKER_CONFIG", 4: "STATIC_BROKER_CONFIG",
-                   5: "DEFAULT_CONFIG", 6: "DYNAMIC_BROKER_LOGGER_CONFIG",
-                   8: "DYNAMIC_GROUP_CONFIG"}  # fmt: skip
-_DYNAMIC: Final = frozenset({1, 2, 3, 6, 8})
+# ConfigSource values (confluent_kafka.admin.ConfigSource) the script lists as dynamic
+_DYNAMIC: Final = frozenset({"DYNAMIC_TOPIC_CONFIG", "DYNAMIC_BROKER_CONFIG",
+                             "DYNAMIC_DEFAULT_BROKER_CONFIG", "DYNAMIC_BROKER_LOGGER_CONFIG",
+                             "DYNAMIC_GROUP_CONFIG"})  # fmt: skip
 
 
 def add_parser(sub: Any, name: str) -> None:
@@ -89,19 +87,30 @@ def _describe(client: Any, kind: str, word: str, name: str, every: bool) -> int:
     except KafkaException as error:
         return fail(error.args[0].str())
     shown = sorted(
-        (e for e in configs.values() if every or e.source in _DYNAMIC), key=lambda e: e.name
+        (e for e in configs.values() if every or _source(e.source) in _DYNAMIC),
+        key=lambda e: e.name,
     )
     label = "All" if every else "Dynamic"
     print(f"{label} configs for {word} {name} are:")
     for entry in shown:
         value = "null" if entry.is_sensitive else entry.value
         synonyms = ", ".join(
-            f"{_SOURCES.get(s.source, s.source)}:{s.name}={'null' if s.is_sensitive else s.value}"
+            f"{_source(s.source)}:{s.name}={'null' if s.is_sensitive else s.value}"
             for s in entry.synonyms.values()
         )
         print(f"  {entry.name}={value} sensitive={str(entry.is_sensitive).lower()} "
               f"synonyms={{{synonyms}}}")  # fmt: skip
     return 0
+
+
+def _source(value: int) -> str:
+    """A ConfigSource code by its name, as the script prints it (synonyms)."""
+    from confluent_kafka.admin import ConfigSource
+
+    try:
+        return ConfigSource(value).name
+    except ValueError:
+        return str(value)
 
 
 def _alter(client: Any, kind: str, word: str, name: str, args: argparse.Namespace) -> int:

@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     client = admin(args)
     if args.create:
         return _create(client, args)
-    names = _matching(client, args)
+    metadata = client.list_topics(timeout=TIMEOUT_S).topics
+    names = _matching(metadata, args)
     if args.list:
         for topic in names:
             print(topic)
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if not names and args.topic and not args.if_exists:
         return fail(f"Topic '{args.topic}' does not exist as expected")
     if args.describe:
-        _describe(client, names)
+        _describe(client, metadata, names)
         return 0
     if args.alter:
         return _alter(client, args, names)
@@ -62,9 +63,9 @@ def run(args: argparse.Namespace) -> int:
     return fail("; ".join(errors)) if errors else 0
 
 
-def _matching(client: Any, args: argparse.Namespace) -> list[str]:
+def _matching(metadata: dict[str, Any], args: argparse.Namespace) -> list[str]:
     """The topics ``--topic`` names (a regular expression, as the script takes it)."""
-    topics = sorted(client.list_topics(timeout=TIMEOUT_S).topics)
+    topics = sorted(metadata)
     if args.exclude_internal:
         topics = [t for t in topics if not t.startswith("__")]
     if not args.topic:
@@ -91,10 +92,10 @@ def _create(client: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(client: Any, names: list[str]) -> None:
-    from confluent_kafka.admin import ConfigResource, ResourceType
+def _describe(client: Any, metadata: dict[str, Any], names: list[str]) -> None:
+    from confluent_kafka.admin import ConfigResource, ConfigSource, ResourceType
 
-    metadata = client.list_topics(timeout=TIMEOUT_S).topics
+    ids = _topic_ids(client, names)
     resources = [ConfigResource(ResourceType.TOPIC, name) for name in names]
     configs = client.describe_configs(resources, request_timeout=TIMEOUT_S) if names else {}
     for resource, future in configs.items():
@@ -102,11 +103,11 @@ def _describe(client: Any, names: list[str]) -> None:
         entries = future.result(TIMEOUT_S)
         dynamic = ",".join(
             f"{e.name}={e.value}" for e in sorted(entries.values(), key=lambda e: e.name)
-            if e.source == _DYNAMIC_TOPIC_CONFIG and not e.is_sensitive
+            if e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value and not e.is_sensitive
         )  # fmt: skip
         partitions = metadata[name].partitions
         replicas = len(next(iter(partitions.values())).replicas) if partitions else 0
-        print(f"Topic: {name}\tTopicId: {_topic_id(client, name)}\tPartitionCount: "
+        print(f"Topic: {name}\tTopicId: {ids.get(name, '')}\tPartitionCount: "
               f"{len(partitions)}\tReplicationFactor: {replicas}\tConfigs: {dynamic}")  # fmt: skip
         for number in sorted(partitions):
             p = partitions[number]
@@ -114,22 +115,25 @@ def _describe(client: Any, names: list[str]) -> None:
                   f"{_ids(p.replicas)}\tIsr: {_ids(p.isrs)}\tElr: \tLastKnownElr: ")  # fmt: skip
 
 
-_DYNAMIC_TOPIC_CONFIG = 1  # ConfigSource.DYNAMIC_TOPIC_CONFIG
-
-
 def _ids(ids: list[int]) -> str:
     return ",".join(str(i) for i in ids)
 
 
-def _topic_id(client: Any, name: str) -> str:
-    """The topic's id as Kafka prints it (base64url, no padding), "" when not known."""
+def _topic_ids(client: Any, names: list[str]) -> dict[str, str]:
+    """Each topic's id as Kafka prints it (base64url, no padding), in one request; none when
+    the cluster cannot say (an older broker without DescribeTopicPartitions)."""
     from confluent_kafka import TopicCollection
 
-    try:
-        description = client.describe_topics(TopicCollection([name]))[name].result(TIMEOUT_S)
-    except Exception:  # an older broker without DescribeTopicPartitions
-        return ""
-    return str(description.topic_id)
+    if not names:
+        return {}
+    futures = client.describe_topics(TopicCollection(names), request_timeout=TIMEOUT_S)
+    ids = {}
+    for name, future in futures.items():
+        try:
+            ids[name] = str(future.result(TIMEOUT_S).topic_id)
+        except Exception:
+            ids[name] = ""
+    return ids
 
 
 def _alter(client: Any, args: argparse.Namespace, names: list[str]) -> int:

@@ -383,6 +383,10 @@ class BatchProducer:
         self.flush()
         self._end(True)
 
+    def fatal_error(self) -> None:
+        """Its failures are raised as they happen, with their cause (:class:`Transactional`)."""
+        return None
+
     def abort(self) -> None:
         """Abort the transaction; this producer is then unusable (make a new one)."""
         try:

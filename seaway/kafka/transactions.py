@@ -66,6 +66,8 @@ class Transactional(Protocol):
     def send_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> None: ...
     def commit(self) -> None: ...
     def abort(self) -> None: ...
+    def fatal_error(self) -> Any:
+        """Why the producer became unusable (a ``KafkaError``), if it knows; else None."""
 
 
 class LibrdkafkaTransactions:
@@ -199,7 +201,7 @@ def _fenced(error: BaseException | None, producer: Transactional) -> bool:
     while error is not None:
         reason = error.args[0] if isinstance(error, KafkaException) and error.args else None
         if isinstance(reason, KafkaError) and reason.code() == KafkaError._FATAL:
-            cause = getattr(producer, "fatal_error", lambda: None)()
+            cause = producer.fatal_error()
             reason = cause if cause is not None else reason
         if isinstance(reason, KafkaError) and reason.code() in fenced:
             return True

@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from seaway.admin import admin_client
+from seaway.admin import admin_client, authorizer_class
 from seaway.mirror.filters import ConfigPropertyFilter
 
 log = logging.getLogger(__name__)
@@ -153,22 +153,6 @@ def acls_to_sync(
     return out
 
 
-def _authorizer_class(admin: Any) -> str | None:
-    """The source broker's ``authorizer.class.name`` ("" when none), None if it cannot be
-    read (DescribeConfigs reports its errors, unlike DescribeAcls)."""
-    from confluent_kafka import KafkaException
-    from confluent_kafka.admin import ConfigResource, ResourceType
-
-    try:
-        brokers = admin.list_topics(timeout=_TIMEOUT_S).brokers
-        resource = ConfigResource(ResourceType.BROKER, str(min(brokers)))
-        configs = admin.describe_configs([resource], request_timeout=_TIMEOUT_S)
-        entry = configs[resource].result(_TIMEOUT_S).get("authorizer.class.name")
-    except (KafkaException, ValueError):
-        return None
-    return None if entry is None else (entry.value or "")
-
-
 class AclSync:
     """Copies topic ACLs of replicated topics to the target; skips (logged once) a source
     cluster without an authorizer."""
@@ -226,7 +210,7 @@ class AclSync:
         if not bindings:
             # librdkafka drops DescribeAcls' error code: SECURITY_DISABLED and a refusal
             # both come back as no ACLs. The broker's own config tells the first apart.
-            if _authorizer_class(source) == "":
+            if authorizer_class(source, _TIMEOUT_S) == "":
                 return self._disable("SECURITY_DISABLED")
             if not self._warned_empty:
                 self._warned_empty = True

@@ -137,6 +137,11 @@ class AclBinding:
             return f"Could not parse principal from `{self.principal}` (no colon is found)"
         return None
 
+    def key(self) -> tuple[int, str, int, str, str, int, int]:
+        """Its fields as plain values, in wire order: how ACLs are sorted and stored."""
+        return (int(self.resource_type), self.name, int(self.pattern_type), self.principal,
+                self.host, int(self.operation), int(self.permission))  # fmt: skip
+
     def pattern_matches(self, name: str) -> bool:
         """Whether this binding's pattern covers the resource *name*."""
         if self.pattern_type is PatternType.PREFIXED:
@@ -237,7 +242,7 @@ class AclTable:
             else [selection.resource_type]
         )
         found = [a for t in types for a in self._by_type.get(t, ()) if selection.matches(a)]
-        return sorted(found, key=_order)
+        return sorted(found, key=AclBinding.key)
 
     def __len__(self) -> int:
         return sum(len(found) for found in self._by_type.values())
@@ -319,8 +324,3 @@ def _dominated(allow: AclBinding, denied: set[tuple[PatternType, str]]) -> bool:
         if literal and name == allow.name:
             return True
     return False
-
-
-def _order(acl: AclBinding) -> tuple[int, str, int, str, str, int, int]:
-    return (acl.resource_type, acl.name, acl.pattern_type, acl.principal, acl.host,
-            acl.operation, acl.permission)  # fmt: skip

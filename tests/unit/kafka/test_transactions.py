@@ -31,6 +31,9 @@ class FakeProducer:
     def abort(self) -> None:
         self.calls.append("abort")
 
+    def fatal_error(self) -> None:
+        return None
+
 
 @pytest.fixture
 def committed(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
