@@ -11,6 +11,8 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from seaway.kafka.client_roles import admin_settings
+
 log = logging.getLogger(__name__)
 
 TIMEOUT_S: Final = 30.0
@@ -18,10 +20,11 @@ INACTIVE_GROUP_STATES: Final = ("EMPTY", "DEAD", "UNKNOWN")
 
 
 def admin_client(client: Mapping[str, str]) -> Any:
-    """An AdminClient for *client* (librdkafka settings incl. ``bootstrap.servers``)."""
+    """An AdminClient for *client* (librdkafka settings incl. ``bootstrap.servers``; a
+    producer's or consumer's own settings among them are left out)."""
     from confluent_kafka.admin import AdminClient
 
-    return AdminClient(dict(client))
+    return AdminClient(admin_settings(client))
 
 
 def create_topics(admin: Any, topics: Iterable[Any], timeout: float = TIMEOUT_S) -> list[str]:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Final, TypeVar
 
 from seaway.config import ConfigException
+from seaway.kafka.client_roles import admin_settings, consumer_settings
 from seaway.kafka.cluster import KafkaCluster
 from seaway.kafka.security import ClientSecurity
 
@@ -184,7 +185,7 @@ def consumer(config: Mapping[str, Any]) -> Any:
     from confluent_kafka import Consumer
 
     return shared(
-        ("consumer", _key(config)), lambda: Consumer(dict(config)), Consumer.close,
+        ("consumer", _key(config)), lambda: Consumer(consumer_settings(config)), Consumer.close,
         limit=CONSUMERS_MAX,
     )  # fmt: skip
 
@@ -193,7 +194,7 @@ def admin(config: Mapping[str, Any]) -> Any:
     """The process's admin client for *config*."""
     from confluent_kafka.admin import AdminClient
 
-    return shared(("admin", _key(config)), lambda: AdminClient(dict(config)))
+    return shared(("admin", _key(config)), lambda: AdminClient(admin_settings(config)))
 
 
 def group_metadata(config: Mapping[str, Any], group: str) -> Any:
@@ -202,7 +203,7 @@ def group_metadata(config: Mapping[str, Any], group: str) -> Any:
     from confluent_kafka import Consumer
 
     def make() -> Any:
-        made = Consumer({**config, "group.id": group})
+        made = Consumer({**consumer_settings(config), "group.id": group})
         try:
             return made.consumer_group_metadata()
         finally:

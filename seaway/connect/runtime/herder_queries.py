@@ -40,10 +40,6 @@ log = logging.getLogger(__name__)
 TASK_CLASS: Final = "task.class"
 _FENCED: Final = "TransactionFenced"  # seaway.spark.kafka.transactional's error, by name
 
-_CONSUMER_ONLY: Final = frozenset(
-    {"auto.offset.reset", "enable.auto.commit", "isolation.level", "max.poll.records"}
-)
-
 
 class HerderQueries(HerderState):
     """Starts, watches and stops the Spark queries of the connectors a herder runs."""
@@ -303,11 +299,11 @@ class HerderQueries(HerderState):
         self._put(ConnectorStatus(name, State.FAILED, self.worker_id, trace=trace))
 
     def _sink_client_config(self, config: Mapping[str, str]) -> tuple[str, dict[str, str]]:
-        """(group, admin-usable client settings) of a sink connector: ``connect-<name>``
+        """(group, client settings) of a sink connector: ``connect-<name>``
         unless ``consumer.override.group.id`` says otherwise."""
         consumer = self.worker.client_config(config, "consumer")
         group = consumer.pop("group.id", None) or f"connect-{config[cc.NAME]}"
-        return group, {k: v for k, v in consumer.items() if k not in _CONSUMER_ONLY}
+        return group, consumer
 
 
 __all__ = ["TASK_CLASS", "HerderQueries"]

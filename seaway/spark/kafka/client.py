@@ -14,6 +14,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from seaway.java.regex import compile_java_regex
+from seaway.kafka.client_roles import admin_settings
 from seaway.spark.kafka.offsets import PartitionOffsets
 from seaway.spark.kafka.options import SourceOptions
 
@@ -143,7 +144,12 @@ class KafkaOffsetReader:
 
         if self._admin is None:
             self._admin = AdminClient(
-                {**self.options.kafka_params, "bootstrap.servers": self.options.bootstrap_servers}
+                admin_settings(
+                    {
+                        **self.options.kafka_params,
+                        "bootstrap.servers": self.options.bootstrap_servers,
+                    }
+                )
             )
         request = {TopicPartition(t, p): spec for t, p in partitions}
         level = isolation if isolation is not None else IsolationLevel.READ_UNCOMMITTED
