@@ -14,18 +14,32 @@ from __future__ import annotations
 import gc
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.broker import BrokerThread
+from seaway.mirror.demo import STEPS as MIRROR_STEPS
 from seaway.mirror.demo import run_mirror_demo
 
 TOPIC = "demo-orders"
 COPY = "demo-orders-copy"
 GROUP = "demo-group"
 PARTITIONS = 3
+
+STEPS = (
+    "broker and topics",
+    "produce",
+    "consumer group",
+    "Spark exactly-once copy",
+    "Kafka Connect file session",
+    *MIRROR_STEPS,
+)
+"""The demo's steps, in order."""
+Progress = Callable[[int, int, str], None]
+"""Called with (steps done, steps in all, the step under way) as each step starts."""
 
 
 def _say(message: str) -> None:
@@ -104,10 +118,25 @@ def _consume(bootstrap: str, records: int) -> dict[str, int]:
     return seen
 
 
-def run_demo(records: int = 5000, data_dir: str | None = None) -> int:
-    """Run the demo; return a process exit code."""
+def _stepper(on_progress: Progress | None) -> Callable[[str], None]:
+    """A callback for each step as it starts, by its name in :data:`STEPS`."""
+
+    def step(name: str) -> None:
+        done = STEPS.index(name)  # a step missing from STEPS fails here, shown or not
+        if on_progress is not None:
+            on_progress(done, len(STEPS), name)
+
+    return step
+
+
+def run_demo(
+    records: int = 5000, data_dir: str | None = None, on_progress: Progress | None = None
+) -> int:
+    """Run the demo; return a process exit code. *on_progress* follows its :data:`STEPS`."""
+    step = _stepper(on_progress)
     with tempfile.TemporaryDirectory(prefix="seaway-demo-") as tmp:
         directory = Path(data_dir or tmp)
+        step(STEPS[0])
         _say(f"starting an embedded broker (data in {directory})")
         with BrokerThread(directory) as broker:
             bootstrap = broker.bootstrap_servers
@@ -117,8 +146,10 @@ def run_demo(records: int = 5000, data_dir: str | None = None) -> int:
                 admin.create_topics([NewTopic(name, PARTITIONS)])[name].result(30)
             _say(f"created topics {TOPIC} and {COPY} with {PARTITIONS} partitions each")
             del admin
+            step(STEPS[1])
             elapsed = _produce(bootstrap, records)
             _say(f"produced {records} records (idempotent producer) in {elapsed:.2f}s")
+            step(STEPS[2])
             seen = _consume(bootstrap, records)
             for name, count in sorted(seen.items()):
                 _say(f"  {name} consumed {count} records")
@@ -131,10 +162,14 @@ def run_demo(records: int = 5000, data_dir: str | None = None) -> int:
                 _say(f"  {TOPIC}[{tp.partition}] committed offset {tp.offset}, end offset {high}")
             check.close()
             _say(f"group {GROUP} consumed everything: total lag {lag}")
+            step(STEPS[3])
             copied = _spark_copy(bootstrap, directory / "spark-checkpoint", records)
+            step(STEPS[4])
             identical = _connect_walkthrough(bootstrap, directory / "connect")
-            mirrored = run_mirror_demo(_say, bootstrap, directory, TOPIC, PARTITIONS)
+            mirrored = run_mirror_demo(_say, bootstrap, directory, TOPIC, PARTITIONS, step)
         _say("broker stopped cleanly")
+    if on_progress is not None:
+        on_progress(len(STEPS), len(STEPS), "done")
     return 0 if lag == 0 and copied == records and identical and mirrored else 1
 
 

@@ -1,4 +1,5 @@
-"""``seaway demo``: the end-to-end tour run by ``make demo``."""
+"""``seaway demo``: the end-to-end tour run by ``make demo``; on a terminal, its steps as a
+progress bar on standard error."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ def add_parser(sub: Any, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from seaway.cli.progress import progress
     from seaway.demo import run_demo
 
-    return run_demo(records=args.records, data_dir=args.data_dir)
+    with progress("demo", "steps") as bar:
+        return run_demo(records=args.records, data_dir=args.data_dir, on_progress=bar)

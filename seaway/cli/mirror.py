@@ -9,11 +9,15 @@ The failover runbook (ch. 8):
     seaway mirror prepare-failback --bootstrap-server A:9092 --old-alias A --new-alias B \\
         --topic orders --execute
 
-Without ``--execute`` nothing changes (a dry run, as kafka-consumer-groups). And checks:
+Without ``--execute`` nothing changes (a dry run, as kafka-consumer-groups); ``--group`` is
+repeatable. And checks:
 
     seaway mirror verify --source-bootstrap A:9092 --target-bootstrap B:9092 --topic orders \\
         --source-alias A
     seaway mirror lag --source-bootstrap A:9092 --target-bootstrap B:9092 --source-alias A
+
+On a terminal, verify shows records read / total with rate and ETA, and the group tools the
+groups done, on standard error (:mod:`seaway.cli.progress`); elsewhere their output is bare.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
-import time
 from typing import Any
 
 USAGE_ERROR = 2  # usage and connection errors (argparse's code too)
@@ -37,7 +40,9 @@ def add_parser(sub: Any, name: str) -> None:
     ):
         t = tools.add_parser(tool, help=help_text)
         t.add_argument("--bootstrap-server", required=True, help="the (target) cluster")
-        t.add_argument("--group", required=True, help="the consumer group")
+        t.add_argument(
+            "--group", action="append", required=True, help="a consumer group (repeatable)"
+        )
         if tool == "reset-to-datetime":
             t.add_argument("--topic", action="append", required=True, help="topic (repeatable)")
             t.add_argument("--to-datetime", required=True, help="ISO 8601, e.g. 2026-11-22T04:03Z")
@@ -59,35 +64,61 @@ def _print(offsets: dict[tuple[str, int], int], group: str, done: bool) -> None:
     print(f"{len(offsets)} partition(s) {verb} group {group}")
 
 
-def run(args: argparse.Namespace) -> int:
+def _offsets(
+    args: argparse.Namespace, group: str, when: dt.datetime | None
+) -> dict[tuple[str, int], int]:
+    """One group's work for the tool: its translated or reset offsets (committed on execute)."""
     from seaway.mirror.failover import (
-        FailoverError,
         fail_over_group,
         reset_group_to_datetime,
         translated_offsets,
     )
 
-    try:
-        if args.tool == "translate-offsets":
-            offsets = translated_offsets(args.bootstrap_server, args.source, args.group)
-            _print(offsets, args.group, False)
-        elif args.tool == "fail-over":
-            offsets = fail_over_group(
-                args.bootstrap_server, args.source, args.group, execute=args.execute
-            )
-            _print(offsets, args.group, args.execute)
-        else:
+    if args.tool == "translate-offsets":
+        return translated_offsets(args.bootstrap_server, args.source, group)
+    if args.tool == "fail-over":
+        return fail_over_group(args.bootstrap_server, args.source, group, execute=args.execute)
+    assert when is not None
+    return reset_group_to_datetime(
+        args.bootstrap_server, group, args.topic, when, execute=args.execute
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Each group in turn (an error is reported and the next group goes on, as
+    kafka-consumer-groups does); exit code 1 if any group failed, 2 if the cluster is
+    unreachable."""
+    from seaway.cli.progress import progress
+    from seaway.mirror.client import MirrorClientError
+    from seaway.mirror.failover import FailoverError
+
+    when = None
+    if args.tool == "reset-to-datetime":
+        try:
             when = dt.datetime.fromisoformat(args.to_datetime.replace("Z", "+00:00"))
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=dt.UTC)
-            offsets = reset_group_to_datetime(
-                args.bootstrap_server, args.group, args.topic, when, execute=args.execute
-            )
-            _print(offsets, args.group, args.execute)
-    except (FailoverError, ValueError) as error:
-        print(f"ERROR {error}", file=sys.stderr)
-        return 1
-    return 0
+        except ValueError as error:
+            print(f"ERROR {error}", file=sys.stderr)
+            return 1
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.UTC)
+    executed = args.tool != "translate-offsets" and args.execute
+    groups: list[str] = args.group
+    failed = 0
+    with progress(args.tool, "groups") as bar:
+        for done, group in enumerate(groups):
+            bar(done, len(groups), group)
+            try:
+                offsets = _offsets(args, group, when)
+            except (FailoverError, ValueError) as error:
+                print(f"ERROR {error}", file=sys.stderr)
+                failed += 1
+                continue
+            except MirrorClientError as error:  # the same for every group: stop
+                print(f"ERROR {error}", file=sys.stderr)
+                return USAGE_ERROR
+            _print(offsets, group, executed)
+        bar(len(groups), len(groups))
+    return 1 if failed else 0
 
 
 # --- verify ---------------------------------------------------------------------------------
@@ -136,33 +167,21 @@ def _remote_topic(args: argparse.Namespace) -> str:
     return policy.format_remote_topic(args.source_alias, args.topic)
 
 
-class _Progress:
-    """Prints ``records read / total`` to stderr every *every* seconds."""
-
-    def __init__(self, every: float = 2.0) -> None:
-        self.every = every
-        self.last = time.monotonic()
-
-    def __call__(self, read: int, total: int) -> None:
-        now = time.monotonic()
-        if now - self.last >= self.every:
-            self.last = now
-            print(f"verify: {read:,} / {total:,} records read", file=sys.stderr, flush=True)
-
-
 def run_verify(args: argparse.Namespace) -> int:
+    from seaway.cli.progress import progress
     from seaway.mirror.verify import VerifyError, verify_mirror
 
     remote = _remote_topic(args)
     try:
-        result = verify_mirror(
-            args.source_bootstrap,
-            args.target_bootstrap,
-            args.topic,
-            remote,
-            progress=_Progress(),
-            timeout=args.timeout,
-        )
+        with progress("verify", "records", rate=True) as bar:
+            result = verify_mirror(
+                args.source_bootstrap,
+                args.target_bootstrap,
+                args.topic,
+                remote,
+                progress=bar,
+                timeout=args.timeout,
+            )
     except VerifyError as error:
         print(f"ERROR {error}", file=sys.stderr)
         return USAGE_ERROR

@@ -18,6 +18,14 @@ from seaway.broker import BrokerThread
 BILLING = "demo-billing"  # a group that stopped part way through, on cluster A
 CAUGHT_UP = "demo-group"  # the demo's group: it consumed everything before the failover
 
+STEPS = (
+    "cluster B and MirrorMaker 2",
+    "replication catching up",
+    "checkpoints and fail-over",
+    "verify",
+)
+"""The steps of :func:`run_mirror_demo`, in order, as it names them to its *step* callback."""
+
 
 def _commit_part_way(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
     """Group ``demo-billing`` has processed about 60% of each partition, then stopped."""
@@ -59,16 +67,28 @@ def _wait(check: Callable[[], Any], timeout: float = 180, interval: float = 0.5)
     return None
 
 
+def _no_step(_name: str) -> None:
+    pass
+
+
 def run_mirror_demo(
-    say: Callable[[str], None], a: str, directory: Path, topic: str, partitions: int
+    say: Callable[[str], None],
+    a: str,
+    directory: Path,
+    topic: str,
+    partitions: int,
+    step: Callable[[str], None] = _no_step,
 ) -> bool:
-    """Mirror *topic* from cluster A (*a*) to a new cluster B; True when all checks pass."""
+    """Mirror *topic* from cluster A (*a*) to a new cluster B; True when all checks pass.
+
+    *step* is called with each of :data:`STEPS` as it starts."""
     from seaway.mirror.config import MirrorMakerConfig
     from seaway.mirror.driver import MirrorMaker
     from seaway.mirror.failover import fail_over_group
     from seaway.mirror.lag import replication_lag
     from seaway.mirror.verify import verify_mirror
 
+    step(STEPS[0])
     stopped_at = _commit_part_way(a, topic, partitions)
     say(f"group {BILLING} on A stopped part way: committed {stopped_at}")
     say("starting a second embedded broker as cluster B")
@@ -104,9 +124,11 @@ def run_mirror_demo(
                 say(f"  replication lag A->B: {total} records ({parts})")
                 return bool(rows) and total == 0 and all(r.mirrored is not None for r in rows)
 
+            step(STEPS[1])
             if not _wait(caught_up, interval=2.0):
                 say("the mirror did not catch up in time")
                 return False
+            step(STEPS[2])
             caught = _wait(lambda: _translated(b, CAUGHT_UP, partitions), timeout=60)
             lagging = _wait(lambda: _translated(b, BILLING, partitions), timeout=60)
             if not caught or not lagging:
@@ -132,6 +154,7 @@ def run_mirror_demo(
                 "(earlier, never later) position, as in MirrorMaker 2."
             )
             never_ahead = all(lagging[(remote, p)] <= stopped_at[p] for p in range(partitions))
+            step(STEPS[3])
             result = verify_mirror(a, b, topic, remote)
             say(
                 f"$ seaway mirror verify --topic {topic} -> {result.total('source_records')} "
@@ -146,4 +169,4 @@ def run_mirror_demo(
             say("mirror-maker stopped; cluster B stopped")
 
 
-__all__ = ["run_mirror_demo"]
+__all__ = ["STEPS", "run_mirror_demo"]

@@ -46,7 +46,7 @@ _MOD: Final = 1 << 128
 _NULL: Final = b"\xff\xff\xff\xff"  # a null key/value/header value: length -1, as Kafka writes
 
 Progress = Callable[[int, int], None]
-"""Called with (records read, records to read) after each batch."""
+"""Called with (records read, records to read) once before reading, then after each batch."""
 _Headers = list[tuple[str, bytes | None]]
 
 
@@ -365,6 +365,7 @@ def verify_mirror(
             if progress is not None:
                 progress(read, expected)
 
+        tick(0)  # the total, before the first batch
         comparison = _Comparison(src, tgt, batch, tick)
         partitions = sorted(set(src.partitions) | set(tgt.partitions))
         return VerifyResult(topic, remote_topic, [comparison.run(p) for p in partitions])
