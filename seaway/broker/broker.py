@@ -14,20 +14,25 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from seaway.broker.authorizer import BrokerAuthorizer, authorizer_settings
-from seaway.broker.config import BROKER_CONFIG_DEF
+from seaway.broker.config import ADMIN_LISTENER, BROKER_CONFIG_DEF, admin_listener_address
 from seaway.broker.coordinator.group_coordinator import GroupCoordinator
 from seaway.broker.coordinator.producer_ids import ProducerIdManager
 from seaway.broker.coordinator.transaction import TransactionCoordinator
 from seaway.broker.listeners import Listener, parse_listeners
 from seaway.broker.log.log_cleaner import CleanerConfig, LogCleaner
 from seaway.broker.metadata import MetadataStore
+from seaway.broker.metrics import BrokerMetrics
+from seaway.broker.quotas import ClientQuotas
 from seaway.broker.scram_users import ScramUsers, parse_add_scram
 from seaway.broker.server import Connection
 from seaway.broker.topics import TopicManager
 from seaway.security.tls import TlsSettings
+
+if TYPE_CHECKING:
+    from seaway.broker.admin_server import AdminServer
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +107,7 @@ class Broker:
         self._tasks: list[asyncio.Task[None]] = []
         self._connections: set[asyncio.Task[None]] = set()
         self._lock_fd: int | None = None
+        self.admin: AdminServer | None = None  # the admin.listener's server, once started
 
     @property
     def advertised_host(self) -> str:
@@ -139,6 +145,11 @@ class Broker:
         self.scram = ScramUsers(self.store)
         if self._add_scram:
             self.scram.alter(self._add_scram, ())
+        self.quotas = ClientQuotas(
+            self.store,
+            self.config_values["quota.window.num"],
+            self.config_values["quota.window.size.seconds"],
+        )
         self.authorizer: BrokerAuthorizer | None = None
         if self._authorizer_settings is not None:
             self.authorizer = BrokerAuthorizer(self.store, *self._authorizer_settings)
@@ -161,6 +172,14 @@ class Broker:
             self.producer_ids,
             max_timeout_ms=v["transaction.max.timeout.ms"],
         )
+        self.metrics = BrokerMetrics(self, self.bound_listeners, asyncio.get_running_loop())
+        admin = admin_listener_address(v[ADMIN_LISTENER])
+        if admin is not None:
+            from seaway.broker.admin_server import AdminServer
+
+            interval_s = v["admin.history.interval.ms"] / 1000
+            self.admin = AdminServer(self.metrics, *admin, interval_s=interval_s)
+            await asyncio.get_running_loop().run_in_executor(None, self.admin.start)
         for name, spec in list(self.bound_listeners.items()):
             server = await asyncio.start_server(
                 partial(self._accept, name), spec.host or None, spec.port, ssl=self._tls.get(name)
@@ -178,7 +197,7 @@ class Broker:
             self._abort_expired_transactions,
         )
         log.info(
-            "Seaway broker %d (cluster %s) listening on %s (%s), data in %s%s (%.2fs)",
+            "Seaway broker %d (cluster %s) listening on %s (%s), data in %s%s (%.2fs)%s",
             self.node_id,
             self.cluster_id,
             self.bootstrap_servers,
@@ -186,6 +205,7 @@ class Broker:
             self.data_dir,
             "" if clean else " after recovery",
             time.monotonic() - started,
+            f"; admin API at {self.admin.url}" if self.admin is not None else "",
         )
 
     async def stop(self) -> None:
@@ -193,6 +213,9 @@ class Broker:
         if not self._servers:
             return
         self.stopping = True
+        if self.admin is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.admin.stop)
+            self.admin = None
         for server in self._servers:
             server.close()
         for task in [*self._tasks, *self._connections]:
@@ -236,12 +259,14 @@ class Broker:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
+        self.metrics.connected(listener, 1)
         try:
             await Connection(self, reader, writer, self.bound_listeners[listener]).serve()
         except asyncio.CancelledError:
             pass  # shutting down: the connection is closed by serve()
         finally:
             self._connections.discard(task)
+            self.metrics.connected(listener, -1)
 
     # -- background work -------------------------------------------------------------------
 

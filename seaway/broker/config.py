@@ -7,10 +7,34 @@ defined here with the same defaults as their topic-level counterparts in
 
 from __future__ import annotations
 
-from seaway.broker.log.config import TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS
-from seaway.config import ConfigDef, Importance, Range, Type
+import re
+import sys
 
-__all__ = ["BROKER_CONFIG_DEF"]
+from seaway.broker.log.config import TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS
+from seaway.config import ConfigDef, ConfigException, Importance, LambdaValidator, Range, Type
+
+__all__ = ["ADMIN_LISTENER", "BROKER_CONFIG_DEF", "admin_listener_address"]
+
+ADMIN_LISTENER = "admin.listener"
+_ADMIN_LISTENER_FORM = re.compile(r"http://\[?([0-9a-zA-Z\-%._:]*)\]?:([0-9]+)/?", re.IGNORECASE)
+
+
+def admin_listener_address(value: str | None) -> tuple[str, int] | None:
+    """``admin.listener``'s ``(host, port)``, None when unset; ConfigException naming the
+    key and the form when malformed."""
+    if not value or not value.strip():
+        return None
+    match = _ADMIN_LISTENER_FORM.fullmatch(value.strip())
+    if match is None or int(match.group(2)) > 65535:
+        raise ConfigException(
+            f"Invalid value {value} for configuration {ADMIN_LISTENER}: expected "
+            "http://HOST:PORT, e.g. http://127.0.0.1:9999 (port 0 picks a free port)"
+        )
+    return match.group(1), int(match.group(2))
+
+
+def _check_admin_listener(name: str, value: str | None) -> None:
+    admin_listener_address(value)
 
 
 # The TLS listeners' settings, as seaway.security.tls reads them (listener.name.<l>.ssl.* over
@@ -98,6 +122,24 @@ def _broker_config_def() -> ConfigDef:
             Importance.LOW,
             "SCRAM users to add at start, as kafka-storage format --add-scram takes them: "
             "MECHANISM=[name=NAME,password=PASSWORD];... (Seaway's own key).",
+        )
+        .define(
+            ADMIN_LISTENER,
+            Type.STRING,
+            "",
+            LambdaValidator(_check_admin_listener, "http://HOST:PORT or empty"),
+            Importance.LOW,
+            "Where the broker serves its admin HTTP API (GET /metrics for Prometheus, GET "
+            "/api/history), e.g. http://127.0.0.1:9999; empty: not served (Seaway's own key).",
+        )
+        .define(
+            "admin.history.interval.ms",
+            Type.LONG,
+            5000,
+            Range.at_least(10),
+            Importance.LOW,
+            "How often the admin API samples the metrics it keeps an hour of for /api/history "
+            "(Seaway's own key).",
         )
         .define(
             "authorizer.class.name",
@@ -284,6 +326,31 @@ def _broker_config_def() -> ConfigDef:
             Range.at_least(0),
             Importance.MEDIUM,
             "How long the cleaner sleeps when no log needs cleaning.",
+        )
+        .define(
+            "log.cleaner.io.max.bytes.per.second",
+            Type.DOUBLE,
+            sys.float_info.max,
+            Range.at_least(1),
+            Importance.MEDIUM,
+            "The log cleaner will be throttled so that the sum of its read and write i/o will "
+            "be less than this value on average (default: unlimited).",
+        )
+        .define(
+            "quota.window.num",
+            Type.INT,
+            11,
+            Range.at_least(1),
+            Importance.LOW,
+            "The number of samples to retain in memory for client quotas.",
+        )
+        .define(
+            "quota.window.size.seconds",
+            Type.INT,
+            1,
+            Range.at_least(1),
+            Importance.LOW,
+            "The time span of each sample for client quotas.",
         )
         .define(
             "log.flush.scheduler.interval.ms",

@@ -1,4 +1,5 @@
-"""Durable cluster metadata of one node: topics, their configs, committed offsets, ids.
+"""Durable cluster metadata of one node: topics, their configs, committed offsets, ids,
+SCRAM credentials, ACLs and client quotas.
 
 Kept in a SQLite database (WAL mode) in the data directory. A Kafka cluster keeps the same
 facts in its KRaft metadata log and in ``__consumer_offsets``; a single embedded node needs
@@ -64,6 +65,12 @@ CREATE TABLE IF NOT EXISTS acls (
     operation INTEGER NOT NULL,
     permission INTEGER NOT NULL,
     PRIMARY KEY (resource_type, name, pattern_type, principal, host, operation, permission)
+);
+CREATE TABLE IF NOT EXISTS client_quotas (
+    entity TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value REAL NOT NULL,
+    PRIMARY KEY (entity, key)
 );
 CREATE TABLE IF NOT EXISTS scram_credentials (
     user TEXT NOT NULL,
@@ -303,6 +310,26 @@ class MetadataStore:
             self._db.executemany(
                 "DELETE FROM scram_credentials WHERE user = ? AND mechanism = ?", deletions
             )
+
+    # -- client quotas (entity: its JSON text, {"user": "alice", "client-id": null}) ----------
+
+    def client_quotas(self) -> list[tuple[str, str, float]]:
+        """Every stored quota as (entity, key, value)."""
+        rows = self._db.execute("SELECT entity, key, value FROM client_quotas")
+        return [(entity, key, float(value)) for entity, key, value in rows]
+
+    def alter_client_quotas(
+        self, upserts: list[tuple[str, str, float]], removals: list[tuple[str, str]]
+    ) -> None:
+        """Set and remove quota values in one transaction."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT INTO client_quotas (entity, key, value) VALUES (?, ?, ?) "
+                "ON CONFLICT (entity, key) DO UPDATE SET value = excluded.value",
+                upserts,
+            )
+            self._db.executemany("DELETE FROM client_quotas WHERE entity = ? AND key = ?", removals)
 
     # -- ACLs (codes as on the wire: resource type, pattern, operation, permission) -----------
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
+import time
 from typing import TYPE_CHECKING
 
 from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
@@ -104,6 +105,9 @@ class Connection:
                         return
                     if self.writer.transport.get_write_buffer_size() > _WRITE_HIGH_WATER:
                         await self.writer.drain()
+                if session.throttle_ms:  # over a client quota: read nothing for a while
+                    delay, session.throttle_ms = session.throttle_ms, 0
+                    await asyncio.sleep(delay / 1000)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
@@ -141,6 +145,7 @@ class Connection:
             return _CLOSE
         if not handler.min_version <= version <= handler.max_version:
             return self._unsupported(api_key, version, correlation_id, handler.max_version)
+        started = time.perf_counter()
         try:
             request = decode_request(frame)
         except UnsupportedVersion:
@@ -170,9 +175,9 @@ class Connection:
                 "Unexpected error handling api_key=%d v%d from %s", api_key, version, self.peer
             )
             return _CLOSE
-        if response is None:
-            return None
-        return encode_response(correlation_id, response)
+        encoded = None if response is None else encode_response(correlation_id, response)
+        self.broker.metrics.request_done(request, response, time.perf_counter() - started)
+        return encoded
 
     def _unsupported(
         self, api_key: int, version: int, correlation_id: int, max_version: int

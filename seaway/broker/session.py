@@ -30,7 +30,7 @@ class Session:
     """One connection's state. Before authentication on a SASL listener only ApiVersions,
     SaslHandshake and SaslAuthenticate are served; ``raw_tokens`` (after a v0 handshake)
     means the next frames are bare SASL tokens; ``close`` ends the connection once the
-    current response is sent."""
+    current response is sent; ``throttle_ms`` mutes it once the response is sent."""
 
     listener: Listener
     client_host: str
@@ -39,6 +39,7 @@ class Session:
     sasl: SaslServer | None = None
     raw_tokens: bool = False
     close: bool = False
+    throttle_ms: int = 0  # over a client quota: read nothing more for this long (KIP-219)
 
     def __post_init__(self) -> None:
         self.authenticated = not self.listener.sasl

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from seaway.broker.coordinator.group_coordinator import GroupCoordinator
     from seaway.broker.coordinator.producer_ids import ProducerIdManager
     from seaway.broker.coordinator.transaction import TransactionCoordinator
+    from seaway.broker.quotas import ClientQuotas
     from seaway.broker.scram_users import ScramUsers
     from seaway.broker.topics import TopicManager
 
@@ -73,3 +74,6 @@ class BrokerState(Protocol):
 
     @property
     def authorizer(self) -> BrokerAuthorizer | None: ...
+
+    @property
+    def quotas(self) -> ClientQuotas: ...

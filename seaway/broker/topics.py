@@ -21,7 +21,7 @@ from seaway.broker.log.config import (
     LogConfig,
     topic_config_defaults,
 )
-from seaway.broker.log.partition import PartitionLog
+from seaway.broker.log.partition import AppendCounts, PartitionLog
 from seaway.broker.metadata import MetadataStore, TopicRecord
 from seaway.config import ConfigException
 from seaway.protocol.errors import ErrorCode, KafkaError
@@ -92,6 +92,7 @@ class TopicManager:
         self.topics: dict[str, Topic] = {}
         self._by_id: dict[uuid.UUID, Topic] = {}
         self._waiters: dict[tuple[str, int], set[asyncio.Future[None]]] = {}
+        self.retired = AppendCounts()  # what deleted topics' logs had appended (metrics)
         for record in store.topics():
             self._open(record, recover=recover)
         self._remove_orphans()
@@ -210,6 +211,7 @@ class TopicManager:
         del self.topics[name]
         self._by_id.pop(topic.topic_id, None)
         for i, partition in enumerate(topic.partitions):
+            self.retired.add(partition.appended)
             partition.delete()
             self._wake((name, i))
         log.info("Deleted topic %s", name)

@@ -3,7 +3,9 @@
 Like ``kafka-server-start.sh server.properties --override key=value``: a properties file
 is optional, flags and overrides win over it. Prints ``... listening on HOST:PORT
 (NAME=HOST:PORT,...)`` on stdout once ready (the first PLAINTEXT listener, then every
-listener by name; port 0 picks a free port), and shuts down cleanly on SIGINT/SIGTERM.
+listener by name; port 0 picks a free port), then ``Seaway broker admin API at URL`` when
+``admin.listener`` is set (``--admin-port A`` sets it to ``http://HOST:A``: ``/metrics``,
+``/api/history``), and shuts down cleanly on SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ def add_parser(sub: Any, name: str) -> None:
     p.add_argument("--host", help="interface to listen on (default 127.0.0.1)")
     p.add_argument("--data-dir", help="log.dirs: where the logs and metadata live")
     p.add_argument(
+        "--admin-port",
+        type=int,
+        help="serve the admin API (/metrics, /api/history) on this port (admin.listener)",
+    )
+    p.add_argument(
         "--override", action="append", default=[], metavar="KEY=VALUE", help="set a broker config"
     )
     p.set_defaults(run=run)
@@ -43,6 +50,8 @@ def broker_config(args: argparse.Namespace) -> dict[str, Any]:
         config["host"] = args.host
     if args.data_dir:
         config["log.dirs"] = args.data_dir
+    if args.admin_port is not None:
+        config["admin.listener"] = f"http://{args.host or '127.0.0.1'}:{args.admin_port}"
     return config
 
 
@@ -53,6 +62,8 @@ async def _serve(config: dict[str, Any]) -> None:
     await broker.start()
     listeners = ",".join(f"{name}={address}" for name, address in broker.listeners.items())
     print(f"Seaway broker listening on {broker.bootstrap_servers} ({listeners})", flush=True)
+    if broker.admin is not None:
+        print(f"Seaway broker admin API at {broker.admin.url}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -8,8 +8,10 @@ driver's :class:`~seaway.mirror.metrics.MirrorMetrics`.
 ``GET /metrics``  Prometheus' text format (``prometheus_client``), named as the JMX
 exporter names MM2's mbeans (lower case: ``kafka_connect_mirror_mirrorsourceconnector_
 record_count{source="A",...}``), every attribute a gauge;  ``GET /mbeans``  the mbeans as
-JSON (NaN as null);  ``POST /report``  a sink report, accepted from this host only. Served
-by Starlette on uvicorn from a daemon thread.
+JSON (NaN as null);  ``GET /api/history``  an hour of records/s, bytes/s, replication latency
+and lag per flow (:data:`HISTORY_TRACKS`, sampled every 5 s; ``?name=``, ``?since=<epoch s>``);
+``POST /report``  a sink report, accepted from this host only. Served by Starlette on uvicorn
+from a daemon thread.
 """
 
 from __future__ import annotations
@@ -29,10 +31,23 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from seaway.asgi import AsgiServer
+from seaway.metrics_history import MetricsHistory, Track
 from seaway.mirror.metrics import METRICS, MirrorMetrics, apply_report
 
 REPORT_PATH: Final = "/report"
 _MAX_REPORT: Final = 64 << 20
+_SOURCE: Final = "kafka_connect_mirror_mirrorsourceconnector_"
+_FLOW: Final = ("source", "target")
+
+HISTORY_TRACKS: Final = (
+    Track("records_per_s", _SOURCE + "record_count", "rate", by=_FLOW),
+    Track("bytes_per_s", _SOURCE + "byte_count", "rate", by=_FLOW),
+    Track("replication_latency_ms_max", _SOURCE + "replication_latency_ms_max", by=_FLOW,
+          agg="max"),
+    Track("replication_lag", _SOURCE + "seaway_replication_lag", by=_FLOW),
+)  # fmt: skip
+"""Per flow (source and target aliases): records and bytes copied per second, the worst
+partition's replication latency over the last window, records not yet copied."""
 
 
 class MirrorCollector(Collector):
@@ -72,8 +87,8 @@ def _from_this_host(request: Request) -> bool:
     return (getattr(address, "ipv4_mapped", None) or address).is_loopback
 
 
-def create_app(registry: MirrorMetrics) -> Starlette:
-    """The endpoint's ASGI app over *registry*."""
+def create_app(registry: MirrorMetrics, history: MetricsHistory | None = None) -> Starlette:
+    """The endpoint's ASGI app over *registry* (and its *history*, if kept)."""
 
     async def metrics(request: Request) -> Response:
         return Response(exposition(registry), media_type=CONTENT_TYPE_PLAIN_0_0_4)
@@ -99,13 +114,22 @@ def create_app(registry: MirrorMetrics) -> Starlette:
             return PlainTextResponse(f"bad report: {error}\n", 400)
         return Response(status_code=204)
 
-    return Starlette(
-        routes=[
-            Route("/metrics", metrics),
-            Route("/mbeans", mbeans),
-            Route(REPORT_PATH, report, methods=["POST"]),
-        ]
-    )
+    def api_history(request: Request) -> Response:
+        assert history is not None
+        params = request.query_params
+        try:
+            return JSONResponse(history.query(params.getlist("name"), params.get("since")))
+        except ValueError as error:
+            return PlainTextResponse(f"{error}\n", 400)
+
+    routes = [
+        Route("/metrics", metrics),
+        Route("/mbeans", mbeans),
+        Route(REPORT_PATH, report, methods=["POST"]),
+    ]
+    if history is not None:
+        routes.append(Route("/api/history", api_history))
+    return Starlette(routes=routes)
 
 
 class MetricsServer(AsgiServer):
@@ -114,17 +138,27 @@ class MetricsServer(AsgiServer):
     def __init__(
         self, registry: MirrorMetrics = METRICS, host: str = "127.0.0.1", port: int = 0
     ) -> None:
-        super().__init__(create_app(registry), (host, port), name="seaway-metrics-server")
+        self.history = MetricsHistory(
+            MirrorCollector(registry).collect, HISTORY_TRACKS, name="seaway-mirror-history"
+        )
+        app = create_app(registry, self.history)
+        super().__init__(app, (host, port), name="seaway-metrics-server")
         self.registry = registry
 
     def start(self, timeout_s: float = 30.0) -> Self:
         try:
-            return super().start(timeout_s)
+            super().start(timeout_s)
         except OSError as error:
             raise OSError(
                 f"Cannot serve mirror metrics on {self.host}:{self.port} ({error}); "
                 "set seaway.metrics.port to a free port (0 picks one)"
             ) from error
+        self.history.start()
+        return self
+
+    def stop(self) -> None:
+        self.history.stop()
+        super().stop()
 
     @property
     def report_url(self) -> str:
@@ -132,4 +166,4 @@ class MetricsServer(AsgiServer):
         return self.url + REPORT_PATH
 
 
-__all__ = ["MetricsServer", "MirrorCollector", "create_app", "exposition"]
+__all__ = ["HISTORY_TRACKS", "MetricsServer", "MirrorCollector", "create_app", "exposition"]

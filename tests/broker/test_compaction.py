@@ -18,10 +18,11 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from seaway.broker import BrokerThread
+from seaway.broker.config import BROKER_CONFIG_DEF
 from seaway.broker.log import swap
 from seaway.broker.log.cleaner import clean
 from seaway.broker.log.config import LogConfig
-from seaway.broker.log.log_cleaner import cleanable, plan
+from seaway.broker.log.log_cleaner import CleanerConfig, cleanable, plan
 from seaway.broker.log.partition import PartitionLog
 from tests.broker.clients import create_topic, produce, quiet, read_partition
 
@@ -291,3 +292,31 @@ def test_a_restart_in_the_middle_of_a_swap_recovers(tmp_path: Path) -> None:
         low, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), 10)
         consumer.close()
         assert (low, high) == (0, written[-1][0] + 1)
+
+
+def test_the_cleaner_keeps_to_log_cleaner_io_max_bytes_per_second(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with BrokerThread(data, config={**CLEANER, "log.cleaner.enable": False}) as broker:
+        topic = new_topic(broker, **{"segment.bytes": "65536"})
+        write(broker, topic, [(b"k%d" % (i % 50), b"v" * 1000) for i in range(1000)])
+    bound = 1_000_000  # bytes/s, read and written together
+    values = BROKER_CONFIG_DEF.parse({"log.cleaner.io.max.bytes.per.second": str(bound)})
+    throttler = CleanerConfig.from_values(values).throttler()
+    assert throttler is not None and CleanerConfig().throttler() is None  # default: unbounded
+    # Kafka checks the rate every 300 ms, longer than this log takes to clean unbounded
+    throttler.check_interval_s = 0.02
+    plog = PartitionLog(data / f"{topic}-0", LogConfig(compact=True, segment_bytes=65536))
+    section = cleanable(plog, int(time.time() * 1000))
+    assert section is not None
+    work = plan(plog, section, topic, int(time.time() * 1000))
+    try:
+        started = time.monotonic()
+        result = clean(work, memory=1 << 20, throttler=throttler)
+        elapsed = time.monotonic() - started
+    finally:
+        work.close()
+        plog.close()
+    assert result.records_written == 50
+    # the second pass alone reads and writes this much; the first reads the dirty part too
+    moved = result.bytes_read + result.bytes_written
+    assert moved > 900_000 and elapsed >= 0.5 * moved / bound, (elapsed, moved)

@@ -7,15 +7,23 @@ its partitions. Fetch sessions (KIP-227) are answered with session id 0: full fe
 
 Authorization as Kafka's: a consumer needs READ on each topic, a follower (replica id set)
 CLUSTER_ACTION on the cluster; denied partitions get TOPIC_AUTHORIZATION_FAILED.
+
+A consumer with a ``consumer_byte_rate`` quota fetches at most what its quota allows over
+the rate's burst windows; when a response would take it over, Kafka's way: the bytes are
+not counted, the response is empty with the throttle time, and the connection reads
+nothing more until it has passed (KIP-219). Followers are exempt.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
+import time
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.quotas import ClientQuotaManager, quota_user
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -33,11 +41,11 @@ def _denied_topics(ctx: RequestContext) -> set[str]:
 
 
 def _read_all(
-    ctx: RequestContext, denied: set[str]
+    ctx: RequestContext, denied: set[str], max_bytes: int
 ) -> tuple[list[tuple[str, list[_Part]]], int, bool]:
     req = ctx.request
     topics = ctx.broker.topics
-    remaining = req.max_bytes if ctx.version >= 3 else 0x7FFFFFFF
+    remaining = max_bytes
     committed = ctx.version >= 4 and req.isolation_level == 1
     total = 0
     failed = False
@@ -78,10 +86,16 @@ async def fetch(ctx: RequestContext) -> Any:
     deadline = loop.time() + req.max_wait.total_seconds()
     keys = [(t.topic, p.partition) for t in req.topics for p in t.partitions]
     denied = _denied_topics(ctx)
+    max_bytes, min_bytes = req.max_bytes if ctx.version >= 3 else 0x7FFFFFFF, req.min_bytes
+    quota, client = ctx.broker.quotas.fetch, None
+    if quota.enabled and req.replica_id < 0:  # more than max_bytes is throttled even after a pause
+        client = (quota_user(ctx.session.principal), ctx.frame.client_id or "")
+        max_bytes = min(max_bytes, int(min(quota.max_value_in_window(*client), 0x7FFFFFFF)))
+        min_bytes = min(min_bytes, max_bytes)
     while True:
-        results, total, failed = _read_all(ctx, denied)
+        results, total, failed = _read_all(ctx, denied, max_bytes)
         remaining = deadline - loop.time()
-        if total >= req.min_bytes or failed or remaining <= 0 or ctx.broker.stopping:
+        if total >= min_bytes or failed or remaining <= 0 or ctx.broker.stopping:
             break
         waiter = ctx.broker.topics.watch(keys)
         try:
@@ -89,17 +103,34 @@ async def fetch(ctx: RequestContext) -> Any:
                 await asyncio.wait_for(asyncio.shield(waiter), remaining)
         finally:
             ctx.broker.topics.unwatch(keys, waiter)
-    return _response(ctx, results)
+    if client is not None and (throttle := _throttle(ctx, quota, client, total)):
+        return _response(ctx, [], throttle)
+    return _response(ctx, results, ZERO)
 
 
-def _response(ctx: RequestContext, results: list[tuple[str, list[_Part]]]) -> Any:
+def _throttle(
+    ctx: RequestContext, quota: ClientQuotaManager, client: tuple[str, str], size: int
+) -> datetime.timedelta:
+    """Record the response's record bytes against the client's consumer_byte_rate; over it,
+    take them back and mute the connection. Kafka counts the whole response."""
+    now = int(time.time() * 1000)
+    ms = quota.record(*client, size, now)
+    if ms:
+        quota.unrecord(*client, size, now)
+        ctx.session.throttle_ms = ms
+    return datetime.timedelta(milliseconds=ms)
+
+
+def _response(
+    ctx: RequestContext, results: list[tuple[str, list[_Part]]], throttle: datetime.timedelta
+) -> Any:
     resp = ctx.response_class
     topic_cls = nested(resp, "FetchableTopicResponse")
     part_cls = nested(resp, "PartitionData")
     aborted_cls = nested(resp, "AbortedTransaction") if ctx.version >= 4 else None
     return make(
         resp,
-        throttle_time=ZERO,
+        throttle_time=throttle,
         error_code=ErrorCode.none,
         session_id=0,
         responses=tuple(

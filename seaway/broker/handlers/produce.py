@@ -7,6 +7,10 @@ CRC-checked and written as received: only its ``baseOffset`` is rewritten. With
 Authorization as Kafka's: a request with transactional batches needs WRITE on its
 transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every partition); then
 each topic needs WRITE (else TOPIC_AUTHORIZATION_FAILED, before the existence check).
+
+With a ``producer_byte_rate`` quota the request's record bytes count against the client's
+rate; over it, the response (sent at once) carries the throttle time and the connection
+reads nothing more until it has passed (KIP-219), with acks=0 too.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.partition import PartitionLog
+from seaway.broker.quotas import quota_user
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.protocol.record_codec import record_keys_present, records_without_key
@@ -183,6 +188,7 @@ async def produce(ctx: RequestContext) -> Any:
         results.append((topic, partitions))
     if to_flush:
         await asyncio.get_running_loop().run_in_executor(None, _flush_all, to_flush)
+    throttle = _throttle(ctx) if broker.quotas.produce.enabled else ZERO
     if req.acks == 0:
         return None
     resp = ctx.response_class
@@ -200,7 +206,7 @@ async def produce(ctx: RequestContext) -> Any:
 
     return make(
         resp,
-        throttle_time=ZERO,
+        throttle_time=throttle,
         responses=tuple(
             make(
                 topic_cls,
@@ -222,6 +228,17 @@ async def produce(ctx: RequestContext) -> Any:
             for topic, parts in results
         ),
     )
+
+
+def _throttle(ctx: RequestContext) -> datetime.timedelta:
+    """Record the request's record bytes against the client's producer_byte_rate; over it,
+    mute the connection. Kafka counts the whole request, a few dozen bytes more."""
+    size = sum(len(pd.records or b"") for t in ctx.request.topic_data for pd in t.partition_data)
+    ms = ctx.broker.quotas.produce.record(
+        quota_user(ctx.session.principal), ctx.frame.client_id or "", size, int(time.time() * 1000)
+    )
+    ctx.session.throttle_ms = ms
+    return datetime.timedelta(milliseconds=ms)
 
 
 def _as_datetime(ms: int) -> datetime.datetime | None:

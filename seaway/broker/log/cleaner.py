@@ -13,7 +13,8 @@ Offsets never change: a batch keeps its base offset, last offset delta and seque
 (:mod:`batch_filter`), and a producer's last batch stays, emptied, so its sequence survives.
 A transaction marker stays while any batch of its transaction does, and until the horizon
 has passed. The worker reads the segments through descriptors of its own and writes only
-``.cleaned`` files: the live log is not touched until the swap (:mod:`swap`).
+``.cleaned`` files: the live log is not touched until the swap (:mod:`swap`). A
+:class:`Throttler` (``log.cleaner.io.max.bytes.per.second``) bounds what it reads and writes.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from seaway.broker.log import swap
 from seaway.broker.log.batch_filter import empty_batch, filter_batch
 from seaway.broker.log.offset_map import OffsetMap
 from seaway.broker.log.segment import Segment
+from seaway.broker.log.throttler import Throttler
 from seaway.broker.log.txn_index import AbortedTxn
 from seaway.protocol.record_codec import CONTROL_ABORT, Record, control_type, decode_records
 from seaway.protocol.records import BatchHeader, InvalidBatch, check_crc, iter_batches, parse_header
@@ -131,11 +133,16 @@ def group_by_size(sources: Sequence[SourceSegment], max_bytes: int) -> list[list
     return groups
 
 
-def read_batches(fd: int, size: int, chunk: int) -> Iterator[tuple[BatchHeader, memoryview]]:
-    """Each batch of a segment file, CRC-checked, read ``chunk`` bytes at a time."""
+def read_batches(
+    fd: int, size: int, chunk: int, throttler: Throttler | None = None
+) -> Iterator[tuple[BatchHeader, memoryview]]:
+    """Each batch of a segment file, CRC-checked, read ``chunk`` bytes at a time (each read
+    counted by ``throttler``)."""
     position = 0
     while position < size:
         data = os.pread(fd, min(chunk, size - position), position)
+        if throttler is not None:
+            throttler.maybe_throttle(len(data))
         used = 0
         for at, header in iter_batches(data, check_crc=False):
             check_crc(data, at, header)
@@ -144,6 +151,8 @@ def read_batches(fd: int, size: int, chunk: int) -> Iterator[tuple[BatchHeader, 
         if not used:  # a batch larger than the chunk
             header = parse_header(data, 0, require_body=False)
             data = os.pread(fd, header.size, position)
+            if throttler is not None:
+                throttler.maybe_throttle(len(data))
             if len(data) != header.size:
                 raise InvalidBatch(f"batch at position {position} is truncated")
             check_crc(data, 0, header)
@@ -175,10 +184,17 @@ class _Aborted:
 class _Cleaner:
     """One cleaning of one log (both passes)."""
 
-    def __init__(self, plan: CleanPlan, chunk: int, abort: threading.Event | None) -> None:
+    def __init__(
+        self,
+        plan: CleanPlan,
+        chunk: int,
+        abort: threading.Event | None,
+        throttler: Throttler | None,
+    ) -> None:
         self.plan = plan
         self.chunk = chunk
         self.abort = abort
+        self.throttler = throttler
         self.aborted = _Aborted(plan.aborted)
         self.range_ends = [end for end, _ in plan.clean_ranges]
         self.result = CleanResult([], plan.first_dirty)
@@ -202,7 +218,7 @@ class _Cleaner:
         for source in self.plan.sources:
             if source.next_base <= first_dirty:
                 continue
-            for header, data in read_batches(source.fd, source.size, self.chunk):
+            for header, data in read_batches(source.fd, source.size, self.chunk, self.throttler):
                 if header.last_offset < first_dirty:
                     continue
                 self._check_abort()
@@ -277,7 +293,8 @@ class _Cleaner:
         writer = Segment(plan.directory, base, plan.index_interval_bytes, suffix=swap.CLEANED)
         try:
             for source in group:
-                for header, data in read_batches(source.fd, source.size, self.chunk):
+                batches = read_batches(source.fd, source.size, self.chunk, self.throttler)
+                for header, data in batches:
                     self._check_abort()
                     self.result.bytes_read += header.size
                     self.result.records_read += header.records_count
@@ -286,6 +303,8 @@ class _Cleaner:
                         continue
                     out, kept = retained
                     writer.append([out], kept)
+                    if self.throttler is not None:
+                        self.throttler.maybe_throttle(kept.size)
                     self.result.bytes_written += kept.size
                     self.result.records_written += kept.records_count
             writer.flush()
@@ -304,14 +323,16 @@ def clean(
     load_factor: float = 0.9,
     chunk: int = 1 << 18,
     abort: threading.Event | None = None,
+    throttler: Throttler | None = None,
 ) -> CleanResult:
     """Clean the log ``plan`` describes into ``.cleaned`` segments (nothing is swapped).
 
     ``memory`` bounds the key map; when the dirty section has more keys than it holds, the
-    part that fits is cleaned and the result's ``end`` says how far.
+    part that fits is cleaned and the result's ``end`` says how far. ``throttler`` (None:
+    unbounded) counts the bytes read and written.
     """
     started = time.monotonic()
-    cleaner = _Cleaner(plan, chunk, abort)
+    cleaner = _Cleaner(plan, chunk, abort, throttler)
     offset_map = OffsetMap.for_budget(memory, plan.end - plan.first_dirty, load_factor)
     mapped_end = cleaner.build_offset_map(offset_map)
     if mapped_end <= plan.first_dirty:

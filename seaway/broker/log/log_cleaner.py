@@ -9,7 +9,9 @@ The cleanable segments end before the active segment, the last stable offset (no
 transaction is touched) and the first segment newer than ``min.compaction.lag.ms``. The
 work (:func:`seaway.broker.log.cleaner.clean`) runs in a worker thread; the swap of each
 cleaned segment (:meth:`PartitionLog.replace_segments`) runs on the event loop, one
-synchronous step per segment, then the checkpoint moves.
+synchronous step per segment, then the checkpoint moves. The threads share one
+:class:`Throttler`: together they read and write at most
+``log.cleaner.io.max.bytes.per.second`` on average.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -37,12 +40,14 @@ from seaway.broker.log.cleaner import (
 from seaway.broker.log.config import LONG_MAX
 from seaway.broker.log.partition import PartitionLog
 from seaway.broker.log.segment import Segment
+from seaway.broker.log.throttler import Throttler
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Cleanable", "CleanerConfig", "LogCleaner", "clean_now", "cleanable"]
 
 _MB = 1024 * 1024
+_THROTTLE_CHECK_S = 0.3  # Kafka's cleaner checks its rate every 300 ms
 
 
 def _now_ms() -> int:
@@ -59,6 +64,7 @@ class CleanerConfig:
     io_buffer_size: int = 524288
     load_factor: float = 0.9
     backoff_ms: int = 15000
+    io_max_bytes_per_second: float = sys.float_info.max
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> CleanerConfig:
@@ -69,7 +75,14 @@ class CleanerConfig:
             io_buffer_size=values["log.cleaner.io.buffer.size"],
             load_factor=values["log.cleaner.io.buffer.load.factor"],
             backoff_ms=values["log.cleaner.backoff.ms"],
+            io_max_bytes_per_second=values["log.cleaner.io.max.bytes.per.second"],
         )
+
+    def throttler(self, stop: threading.Event | None = None) -> Throttler | None:
+        """The cleaners' shared throttler (None when unbounded, Kafka's default)."""
+        if self.io_max_bytes_per_second >= sys.float_info.max:
+            return None
+        return Throttler(self.io_max_bytes_per_second, _THROTTLE_CHECK_S, stop)
 
     @property
     def map_memory(self) -> int:
@@ -251,6 +264,7 @@ def clean_now(
             memory=config.map_memory,
             load_factor=config.load_factor,
             chunk=config.read_chunk,
+            throttler=config.throttler(),
         )
     finally:
         work.close()
@@ -273,6 +287,7 @@ class LogCleaner:
         self._tasks: list[asyncio.Task[None]] = []
         self._executor: ThreadPoolExecutor | None = None
         self._abort = threading.Event()  # tells the worker threads to stop
+        self._throttler = config.throttler(self._abort)
         self._stopping = asyncio.Event()
         self._busy: set[PartitionLog] = set()
         self._failed: set[PartitionLog] = set()  # uncleanable until restart, as in Kafka
@@ -355,6 +370,7 @@ class LogCleaner:
                     load_factor=config.load_factor,
                     chunk=config.read_chunk,
                     abort=self._abort,
+                    throttler=self._throttler,
                 ),
             )
         finally:

@@ -35,7 +35,7 @@ from seaway.protocol.records import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AppendResult", "PartitionLog"]
+__all__ = ["AppendCounts", "AppendResult", "PartitionLog"]
 
 _RECOVERY_POINT = "recovery-point"
 _LOG_START = "log-start-offset"
@@ -48,6 +48,19 @@ class AppendResult:
     log_append_time: int  # -1 unless the topic uses LogAppendTime
     duplicate: bool = False
     needs_flush: bool = False
+
+
+@dataclass(slots=True)
+class AppendCounts:
+    """Records and bytes of the client batches appended since the log was opened (the
+    broker's MessagesIn/BytesIn metrics read them)."""
+
+    records: int = 0
+    bytes: int = 0
+
+    def add(self, other: AppendCounts) -> None:
+        self.records += other.records
+        self.bytes += other.bytes
 
 
 class PartitionLog:
@@ -65,6 +78,7 @@ class PartitionLog:
         self.aborted = AbortedTxnIndex(directory / "aborted.txnindex")
         self.cleaner_checkpoint = CleanerCheckpoint(directory)
         self.closed = False
+        self.appended = AppendCounts()
         self._last_flush = time.monotonic()
         self._load(recover)
         self.log_start_offset = max(self._read_int(_LOG_START, 0), self.segments[0].base_offset)
@@ -206,6 +220,8 @@ class PartitionLog:
         header = header._replace(base_offset=base)
         self.active.append(chunks, header)
         self.producer_state.update(header)
+        self.appended.records += header.records_count
+        self.appended.bytes += size
         return AppendResult(base, log_append_time, needs_flush=self._needs_flush())
 
     def write_marker(

@@ -48,6 +48,7 @@ from seaway.connect.rest.routes.topics import TopicRoutes
 from seaway.connect.rest.routes.worker import WorkerRoutes
 from seaway.connect.runtime.errors import ConnectRestError
 from seaway.connect.runtime.herder import Herder, RequestTargetError
+from seaway.metrics_history import MetricsHistory
 
 __all__ = ["Surface", "create_app"]
 
@@ -63,11 +64,15 @@ Surface = Literal["all", "api", "admin"]
 
 
 def create_app(
-    herder: Herder, *, loggers: Loggers | None = None, surface: Surface = "all"
+    herder: Herder,
+    *,
+    loggers: Loggers | None = None,
+    surface: Surface = "all",
+    history: MetricsHistory | None = None,
 ) -> Starlette:
-    """The REST API of one worker: *herder* answers, *loggers* backs ``/admin/loggers``;
-    *surface* says which of its resources."""
-    api = _ConnectApi(herder, loggers or Loggers(), surface)
+    """The REST API of one worker: *herder* answers, *loggers* backs ``/admin/loggers``,
+    *history* ``/api/history``; *surface* says which of its resources."""
+    api = _ConnectApi(herder, loggers or Loggers(), surface, history)
     app = Starlette(routes=[Mount("", app=api)])
     app.state.herder = herder
     app.state.loggers = api.loggers
@@ -133,20 +138,28 @@ class _ConnectApi(
     """The routes of the endpoint mixins of :mod:`seaway.connect.rest.routes`, and their
     dispatch; each endpoint is a plain function of one :class:`Call`, run on a thread."""
 
-    def __init__(self, herder: Herder, loggers: Loggers, surface: Surface = "all") -> None:
+    def __init__(
+        self,
+        herder: Herder,
+        loggers: Loggers,
+        surface: Surface = "all",
+        history: MetricsHistory | None = None,
+    ) -> None:
         self.herder = herder
         self.loggers = loggers
+        self.history = history
         # What answers while the worker starts; every other request waits until it is ready
         # (bounded by REQUEST_TIMEOUT_S), as Kafka's herder queues requests until then.
         self._startup_free: set[Endpoint] = {
             self.server_info, self.health, self.all_loggers, self.logger, self.set_logger,
-            self.metrics,
+            self.metrics, self.metrics_history,
         }  # fmt: skip
         c = ("connectors", "{connector}")
         self.routes = [
             _Route((), {"GET": self.server_info}, consumes_json=False),
             _Route(("health",), {"GET": self.health}, consumes_json=False),
             _Route(("metrics",), {"GET": self.metrics}, consumes_json=False, produces_json=False),
+            _Route(("api", "history"), {"GET": self.metrics_history}, consumes_json=False),
             _Route(("connectors",), {"GET": self.list_connectors, "POST": self.create}),
             _Route(c, {"GET": self.connector_info, "DELETE": self.delete}),
             _Route(

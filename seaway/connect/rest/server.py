@@ -32,8 +32,10 @@ from seaway.connect.rest.basic_auth import (
     BasicAuthMiddleware,
     credentials_from_environment,
 )
+from seaway.connect.rest.history import worker_history
 from seaway.connect.rest.loggers import Loggers
 from seaway.connect.runtime.herder import Herder
+from seaway.metrics_history import MetricsHistory
 from seaway.security.tls import TlsSettings
 
 __all__ = [
@@ -261,14 +263,21 @@ class RestServer:
                 self._admin_http = _server(self._admin_switch, self.admin_listeners, admin_tls,
                                            "admin.listeners", served)  # fmt: skip
         self.herder: Herder | None = None
+        self.history: MetricsHistory | None = None  # for /api/history, sampled while serving
+        self._serving = False
         if herder is not None:
             self.attach(herder)
 
     def attach(self, herder: Herder) -> None:
         """Serve the REST API of *herder* from now on."""
         self.herder = herder
+        if self.history is not None:
+            self.history.stop()
+        self.history = worker_history(herder)
+        if self._serving:
+            self.history.start()
         surface: Surface = "all" if self.admin_listeners is None else "api"
-        app: Any = create_app(herder, loggers=self._loggers, surface=surface)
+        app: Any = create_app(herder, loggers=self._loggers, surface=surface, history=self.history)
         if self._credentials is not None:
             app = BasicAuthMiddleware(app, self._credentials)
         self._switch.app = app
@@ -286,6 +295,9 @@ class RestServer:
         except (OSError, RuntimeError) as exc:
             self._http.stop()
             raise ConnectError(f"Unable to initialize REST server: {exc}") from exc
+        self._serving = True
+        if self.history is not None:
+            self.history.start()
         log.info("REST server listening at %s, advertising URL %s", self.url, self.advertised_url)
         if self.admin_url is not None:
             log.info("Admin REST endpoints (/admin/*) at %s", self.admin_url)
@@ -293,6 +305,9 @@ class RestServer:
     def stop(self) -> None:
         """Stop accepting, let requests in flight finish, and release the ports."""
         log.info("Stopping REST server")
+        self._serving = False
+        if self.history is not None:
+            self.history.stop()
         if self._admin_http is not None:
             self._admin_http.stop()
         self._http.stop()

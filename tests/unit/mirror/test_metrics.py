@@ -3,6 +3,7 @@ attributes, Kafka-style windows, the Prometheus text, and the driver's HTTP endp
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import pickle
@@ -373,6 +374,19 @@ def test_server_takes_reports_and_serves_metrics() -> None:
         bad = urllib.request.Request(server.report_url, data=b"{}", method="POST")
         with pytest.raises(urllib.error.HTTPError, match="400"):
             urllib.request.urlopen(bad, timeout=5)
+        # the history per flow: a gauge at once, records/s from the second sample on
+        server.history.sample()
+        assert send_report(server.report_url, "A", "B", stats)
+        server.history.sample()
+        with urllib.request.urlopen(server.url + "/api/history", timeout=5) as response:
+            history = json.load(response)
+        series = {s["name"]: s["values"] for s in history["series"]}
+        assert {s["labels"]["target"] for s in history["series"]} == {"B"}
+        assert series["replication_latency_ms_max"][-1] == 100
+        times, rates = history["times"], series["records_per_s"]
+        steps = zip(itertools.pairwise(times), rates[1:], strict=True)
+        copied = sum(r * (t - t0) for (t0, t), r in steps if r)
+        assert copied == pytest.approx(2)  # the second report's records
         url = server.report_url
     assert not send_report(url, "A", "B", stats, timeout=1)  # server gone: logged, no raise
 

@@ -1,5 +1,5 @@
-"""What a worker answers about itself, even while it starts: ``/``, ``/health``, ``/metrics``
-and ``/admin/loggers``."""
+"""What a worker answers about itself, even while it starts: ``/``, ``/health``, ``/metrics``,
+``/api/history`` and ``/admin/loggers``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from seaway.connect.rest.responses import empty_response, json_response
 from seaway.connect.runtime.errors import BadRequestError
 from seaway.connect.runtime.herder import Herder
 from seaway.connect.runtime.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from seaway.metrics_history import MetricsHistory
 
 __all__ = ["WorkerRoutes"]
 
@@ -29,6 +30,7 @@ class WorkerRoutes:
 
     herder: Herder
     loggers: Loggers
+    history: MetricsHistory | None
 
     def server_info(self, call: Call) -> Response:
         return json_response(self.herder.server_info())
@@ -37,6 +39,18 @@ class WorkerRoutes:
         """Kafka Connect's metrics for Prometheus (a Seaway endpoint: Kafka's workers
         export JMX, which the Prometheus JMX exporter turns into these names)."""
         return Response(self.herder.metrics_exposition(), 200, media_type=METRICS_CONTENT_TYPE)
+
+    def metrics_history(self, call: Call) -> Response:
+        """The last hour of the connectors' records/s and task counts (a Seaway endpoint, for
+        the web console): ``?name=records_per_s`` picks series, ``?since=<epoch s>`` points."""
+        if self.history is None:
+            raise NotFoundError("This worker keeps no metrics history.")
+        query = call.query
+        try:
+            points = self.history.query(query.getlist("name"), query_first(query, "since"))
+        except ValueError as error:
+            raise BadRequestError(str(error)) from None
+        return json_response(points)
 
     def health(self, call: Call) -> Response:
         if self.herder.ready():
