@@ -7,12 +7,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.seaway-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint soak bench clean prerequisites databases
+.PHONY: demo test lint soak bench clean prerequisites databases browser
 
 demo: $(STAMP)
 	$(PY) -m seaway demo
 
-test: lint databases
+test: lint databases browser
 	$(PY) -m pytest -n 2 --durations=25 $(PYTEST_ARGS)
 
 # Style, the layering contracts of .importlinter, and types.
@@ -35,6 +35,10 @@ bench: $(STAMP)
 # its own servers in temporary folders).
 databases:
 	@bash scripts/install-databases.sh
+
+# Chromium for the web console tests (Debian's package, driven headless by Playwright).
+browser:
+	@bash scripts/install-chromium.sh
 
 prerequisites:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \

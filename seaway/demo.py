@@ -6,7 +6,8 @@ with ``format("kafka")`` and copies it to another topic exactly-once, and a read
 consumer counts the copy. Then a Kafka Connect worker runs the book's
 FileStreamSource/FileStreamSink session over its REST API. Last, a second cluster B
 mirrors the topic with MirrorMaker 2's driver and a stopped group fails over to B with
-translated offsets (:mod:`seaway.mirror.demo`).
+translated offsets (:mod:`seaway.mirror.demo`). Each server's web console is printed while
+it runs; at the end, every console URL and the command that serves one.
 """
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ TOPIC = "demo-orders"
 COPY = "demo-orders-copy"
 GROUP = "demo-group"
 PARTITIONS = 3
+
+CONSOLE_LISTENER = "http://127.0.0.1:0"  # the broker's admin port: its web console
+CONSOLES = {
+    "broker": ("broker", "seaway broker --admin-port 9999", "http://127.0.0.1:9999/ui/"),
+    "connect": ("Kafka Connect", "seaway connect-distributed worker.properties "
+                "(listeners=http://127.0.0.1:8083)", "http://127.0.0.1:8083/ui/"),
+    "mirror": ("MirrorMaker 2", "seaway mirror-maker mm2.properties (seaway.metrics.port=9404)",
+               "http://127.0.0.1:9404/ui/"),
+}  # fmt: skip
+"""Each web console: its name, a command that serves it, and the URL that command serves."""
 
 STEPS = (
     "broker and topics",
@@ -138,9 +149,13 @@ def run_demo(
         directory = Path(data_dir or tmp)
         step(STEPS[0])
         _say(f"starting an embedded broker (data in {directory})")
-        with BrokerThread(directory) as broker:
+        consoles: dict[str, str] = {}
+        with BrokerThread(directory, config={"admin.listener": CONSOLE_LISTENER}) as broker:
             bootstrap = broker.bootstrap_servers
             _say(f"broker listening on {bootstrap}")
+            if broker.broker.admin is not None:
+                consoles["broker"] = f"{broker.broker.admin.url}/ui/"
+                _say(f"the broker's web console at {consoles['broker']} while the demo runs")
             admin = AdminClient({"bootstrap.servers": bootstrap})
             for name in (TOPIC, COPY):
                 admin.create_topics([NewTopic(name, PARTITIONS)])[name].result(30)
@@ -165,12 +180,23 @@ def run_demo(
             step(STEPS[3])
             copied = _spark_copy(bootstrap, directory / "spark-checkpoint", records)
             step(STEPS[4])
-            identical = _connect_walkthrough(bootstrap, directory / "connect")
-            mirrored = run_mirror_demo(_say, bootstrap, directory, TOPIC, PARTITIONS, step)
+            identical = _connect_walkthrough(bootstrap, directory / "connect", consoles)
+            mirrored = run_mirror_demo(
+                _say, bootstrap, directory, TOPIC, PARTITIONS, step, consoles=consoles
+            )
         _say("broker stopped cleanly")
+        _print_consoles(consoles)
     if on_progress is not None:
         on_progress(len(STEPS), len(STEPS), "done")
     return 0 if lag == 0 and copied == records and identical and mirrored else 1
+
+
+def _print_consoles(live: dict[str, str]) -> None:
+    """The web consoles the demo served (stopped with it) and the commands that serve them."""
+    _say("web consoles (served while the demo ran; the demo has stopped them):")
+    for key, (name, command, url) in CONSOLES.items():
+        _say(f"  {name}: {live.get(key, 'not started')}")
+        _say(f"    serve it: {command}  ->  {url}")
 
 
 def _spark_copy(bootstrap: str, checkpoint: Path, records: int) -> int:
@@ -276,7 +302,7 @@ def _rest(url: str, method: str, path: str, body: object = None) -> tuple[int, o
         return error.code, json.loads(error.read() or b"null")
 
 
-def _connect_walkthrough(bootstrap: str, directory: Path) -> bool:
+def _connect_walkthrough(bootstrap: str, directory: Path, consoles: dict[str, str]) -> bool:
     """The seed's Connect session (ch. 7) against a distributed worker on this broker."""
     import json
 
@@ -308,6 +334,8 @@ def _connect_walkthrough(bootstrap: str, directory: Path) -> bool:
     url = connect.rest.url
     try:
         _say(f"worker up in {time.monotonic() - started:.1f}s; REST API at {url}")
+        consoles["connect"] = f"{url.rstrip('/')}/ui/"
+        _say(f"the worker's web console at {consoles['connect']} while the worker runs")
         _say(f"$ curl {url}  ->  {json.dumps(_rest(url, 'GET', '/')[1])}")
         plugins = _rest(url, "GET", "/connector-plugins")[1]
         _say(f"$ curl {url}connector-plugins  ->  {json.dumps(plugins)}")

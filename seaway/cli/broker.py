@@ -64,6 +64,7 @@ async def _serve(config: dict[str, Any]) -> None:
     print(f"Seaway broker listening on {broker.bootstrap_servers} ({listeners})", flush=True)
     if broker.admin is not None:
         print(f"Seaway broker admin API at {broker.admin.url}", flush=True)
+        print(f"Seaway broker web console at {broker.admin.url}/ui/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

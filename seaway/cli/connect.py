@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.distributed and args.connectors:
             submit_connector_files(connect.herder, args.connectors)
         print(f"Seaway Connect REST API at {connect.rest.url}", flush=True)
+        print(f"Seaway Connect web console at {connect.rest.url.rstrip('/')}/ui/", flush=True)
         stop.wait()
     finally:
         connect.stop()

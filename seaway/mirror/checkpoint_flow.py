@@ -58,6 +58,7 @@ class MirrorCheckpointFlow:
         self.settings = settings
         self.store = OffsetSyncStore()
         self.last: dict[tuple[str, str, int], Checkpoint] = {}
+        self.emitted_ms: int | None = None  # when emit() last completed (the console's age)
         self._syncs: Any = None
         self._producer: Any = None
 
@@ -197,6 +198,7 @@ class MirrorCheckpointFlow:
         if self._producer.flush(_TIMEOUT_S):
             raise RuntimeError(f"Could not write checkpoints to {s.checkpoints_topic}")
         latency = now_ms() - started
+        self.emitted_ms = now_ms()
         for c in emitted:
             METRICS.record_checkpoint(
                 s.source_alias, s.target_alias, c.consumer_group_id, c.topic, c.partition, latency

@@ -78,10 +78,12 @@ def run_mirror_demo(
     topic: str,
     partitions: int,
     step: Callable[[str], None] = _no_step,
+    consoles: dict[str, str] | None = None,
 ) -> bool:
     """Mirror *topic* from cluster A (*a*) to a new cluster B; True when all checks pass.
 
-    *step* is called with each of :data:`STEPS` as it starts."""
+    *step* is called with each of :data:`STEPS` as it starts; the driver's web console URL
+    is put in *consoles* (under ``mirror``)."""
     from seaway.mirror.config import MirrorMakerConfig
     from seaway.mirror.driver import MirrorMaker
     from seaway.mirror.failover import fail_over_group
@@ -116,6 +118,10 @@ def run_mirror_demo(
         runner.start()
         try:
             say(f"seaway mirror-maker running A->B: {topic} on A -> {remote} on B")
+            console = f"{maker.metrics_server.url}/ui/"
+            say(f"MirrorMaker's web console at {console} while the mirror runs")
+            if consoles is not None:
+                consoles["mirror"] = console
 
             def caught_up() -> bool:
                 rows = replication_lag(a, b, "A", [topic])

@@ -54,6 +54,7 @@ from seaway.mirror.config.defs import (
     REPLICATION_FACTOR,
     SYNC_GROUP_OFFSETS_ENABLED,
 )
+from seaway.mirror.console_views import mirror_console
 from seaway.mirror.heartbeat_flow import MirrorHeartbeatFlow, heartbeat_settings
 from seaway.mirror.policy import replication_policy
 from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
@@ -194,7 +195,7 @@ class MirrorMaker:
         # The flows' first tasks find their Python workers started (or starting).
         warm_up_in_background(self.spark)
         raw = self.config.raw
-        self.metrics_server = monitoring.metrics_server(raw)
+        self.metrics_server = monitoring.metrics_server(raw, console=mirror_console(self))
         self._start_heartbeats()
         now = time.monotonic()
         for pair, source in self.sources.items():
@@ -234,7 +235,8 @@ class MirrorMaker:
                 self.checkpoints[pair] = checkpoints
                 self._every(f"{pair} checkpoints", interval, checkpoints.emit)
         log.info("MirrorMaker running flows %s", ", ".join(str(p) for p in self.flows))
-        log.info("Mirror metrics at %s/metrics", self.metrics_server.url)
+        log.info("Mirror metrics at %s/metrics, console at %s/ui/", self.metrics_server.url,
+                 self.metrics_server.url)  # fmt: skip
 
     def _start_heartbeats(self) -> None:
         """One heartbeat flow per herder pair whose target has bootstrap servers."""

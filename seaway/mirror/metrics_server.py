@@ -10,8 +10,9 @@ exporter names MM2's mbeans (lower case: ``kafka_connect_mirror_mirrorsourceconn
 record_count{source="A",...}``), every attribute a gauge;  ``GET /mbeans``  the mbeans as
 JSON (NaN as null);  ``GET /api/history``  an hour of records/s, bytes/s, replication latency
 and lag per flow (:data:`HISTORY_TRACKS`, sampled every 5 s; ``?name=``, ``?since=<epoch s>``);
-``POST /report``  a sink report, accepted from this host only. Served by Starlette on uvicorn
-from a daemon thread.
+``POST /report``  a sink report, accepted from this host only;  ``GET /ui/``  the driver's web
+console (:mod:`seaway.mirror.console_views`). Served by Starlette on uvicorn from a daemon
+thread.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from prometheus_client.registry import Collector
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from seaway.asgi import AsgiServer
+from seaway.console import Console, console_routes
 from seaway.metrics_history import MetricsHistory, Track
 from seaway.mirror.metrics import METRICS, MirrorMetrics, apply_report
 
@@ -87,8 +89,11 @@ def _from_this_host(request: Request) -> bool:
     return (getattr(address, "ipv4_mapped", None) or address).is_loopback
 
 
-def create_app(registry: MirrorMetrics, history: MetricsHistory | None = None) -> Starlette:
-    """The endpoint's ASGI app over *registry* (and its *history*, if kept)."""
+def create_app(
+    registry: MirrorMetrics, history: MetricsHistory | None = None, console: Console | None = None
+) -> Starlette:
+    """The endpoint's ASGI app over *registry* (and its *history*, if kept; the web *console*
+    at ``/ui``, if given)."""
 
     async def metrics(request: Request) -> Response:
         return Response(exposition(registry), media_type=CONTENT_TYPE_PLAIN_0_0_4)
@@ -122,26 +127,33 @@ def create_app(registry: MirrorMetrics, history: MetricsHistory | None = None) -
         except ValueError as error:
             return PlainTextResponse(f"{error}\n", 400)
 
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/metrics", metrics),
         Route("/mbeans", mbeans),
         Route(REPORT_PATH, report, methods=["POST"]),
     ]
     if history is not None:
         routes.append(Route("/api/history", api_history))
+    if console is not None:
+        routes.extend(console_routes(console))  # the web console at /ui
     return Starlette(routes=routes)
 
 
 class MetricsServer(AsgiServer):
-    """Serves *registry* over HTTP on *host*:*port* (0: a free port) from a daemon thread."""
+    """Serves *registry* (and *console*) over HTTP on *host*:*port* (0: a free port) from a
+    daemon thread."""
 
     def __init__(
-        self, registry: MirrorMetrics = METRICS, host: str = "127.0.0.1", port: int = 0
+        self,
+        registry: MirrorMetrics = METRICS,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        console: Console | None = None,
     ) -> None:
         self.history = MetricsHistory(
             MirrorCollector(registry).collect, HISTORY_TRACKS, name="seaway-mirror-history"
         )
-        app = create_app(registry, self.history)
+        app = create_app(registry, self.history, console)
         super().__init__(app, (host, port), name="seaway-metrics-server")
         self.registry = registry
 

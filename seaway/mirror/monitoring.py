@@ -28,6 +28,7 @@ from seaway.mirror.metrics import METRICS, MirrorMetrics, lag_behind_source
 from seaway.mirror.metrics_server import MetricsServer
 
 if TYPE_CHECKING:
+    from seaway.console import Console
     from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow
 
 METRICS_PORT: Final = "seaway.metrics.port"
@@ -69,14 +70,18 @@ def _bool(raw: Mapping[str, str], key: str, flow: str | None) -> bool:
     return text == "true"
 
 
-def metrics_server(raw: Mapping[str, str], registry: MirrorMetrics = METRICS) -> MetricsServer:
-    """The driver's started metrics endpoint, from ``seaway.metrics.port`` / ``.host``."""
+def metrics_server(
+    raw: Mapping[str, str], registry: MirrorMetrics = METRICS, console: Console | None = None
+) -> MetricsServer:
+    """The driver's started metrics endpoint (with its web *console*), from
+    ``seaway.metrics.port`` / ``.host``."""
     if METRICS_PORT not in raw:
-        return MetricsServer(registry).start()
+        return MetricsServer(registry, console=console).start()
     port = _int(raw, METRICS_PORT, 0, None, 0)
     if port > 65535:
         raise MirrorConfigError(f"{METRICS_PORT} must be a TCP port (0-65535), not {port}")
-    return MetricsServer(registry, setting(raw, METRICS_HOST, "0.0.0.0"), port).start()
+    host = setting(raw, METRICS_HOST, "0.0.0.0")
+    return MetricsServer(registry, host, port, console).start()
 
 
 def lag_interval_s(raw: Mapping[str, str], flow: str | None = None) -> float:

@@ -36,6 +36,7 @@ from starlette.routing import Mount
 from starlette.types import Receive, Scope, Send
 
 from seaway.connect.rest.call import Call, Endpoint
+from seaway.connect.rest.console import connect_console
 from seaway.connect.rest.forwarding import forward_request
 from seaway.connect.rest.loggers import Loggers
 from seaway.connect.rest.responses import WebError, error_response
@@ -48,6 +49,7 @@ from seaway.connect.rest.routes.topics import TopicRoutes
 from seaway.connect.rest.routes.worker import WorkerRoutes
 from seaway.connect.runtime.errors import ConnectRestError
 from seaway.connect.runtime.herder import Herder, RequestTargetError
+from seaway.console import console_routes
 from seaway.metrics_history import MetricsHistory
 
 __all__ = ["Surface", "create_app"]
@@ -71,9 +73,11 @@ def create_app(
     history: MetricsHistory | None = None,
 ) -> Starlette:
     """The REST API of one worker: *herder* answers, *loggers* backs ``/admin/loggers``,
-    *history* ``/api/history``; *surface* says which of its resources."""
+    *history* ``/api/history`` and the web console's plots (``/ui``, not on an admin
+    surface); *surface* says which of its resources."""
     api = _ConnectApi(herder, loggers or Loggers(), surface, history)
-    app = Starlette(routes=[Mount("", app=api)])
+    ui = console_routes(connect_console(herder, history)) if surface != "admin" else []
+    app = Starlette(routes=[*ui, Mount("", app=api)])  # the web console at /ui
     app.state.herder = herder
     app.state.loggers = api.loggers
     return app
