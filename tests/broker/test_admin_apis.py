@@ -3,8 +3,6 @@ by kafka-python where it has the API and otherwise over Seaway's own Kafka conne
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from confluent_kafka import Producer
 from kafka import KafkaAdminClient
@@ -14,14 +12,6 @@ from seaway.protocol.errors import ErrorCode
 from tests.broker.clients import create_topic, quiet
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def connection(bootstrap: str) -> Iterator[Connection]:
-    host, port = bootstrap.rsplit(":", 1)
-    c = Connection(host, int(port))
-    yield c
-    c.close()
 
 
 def _produce(bootstrap: str, topic: str, n: int) -> None:
