@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from seaway.broker.authorizer import BrokerAuthorizer, authorizer_settings
 from seaway.broker.config import ADMIN_LISTENER, BROKER_CONFIG_DEF, admin_listener_address
+from seaway.broker.coordinator.assignors import assignor_name
+from seaway.broker.coordinator.consumer_coordinator import ConsumerGroupCoordinator
 from seaway.broker.coordinator.group_coordinator import GroupCoordinator
 from seaway.broker.coordinator.producer_ids import ProducerIdManager
 from seaway.broker.coordinator.transaction import TransactionCoordinator
@@ -163,6 +165,13 @@ class Broker:
             max_session_timeout_ms=v["group.max.session.timeout.ms"],
             max_group_size=v["group.max.size"],
             metadata_max_bytes=v["offset.metadata.max.bytes"],
+            consumer=ConsumerGroupCoordinator(
+                self.topics,
+                session_timeout_ms=v["group.consumer.session.timeout.ms"],
+                heartbeat_interval_ms=v["group.consumer.heartbeat.interval.ms"],
+                assignors=[assignor_name(a) for a in v["group.consumer.assignors"]],
+                max_size=v["group.consumer.max.size"],
+            ),
         )
         self.producer_ids = ProducerIdManager(self.store)
         self.transactions = TransactionCoordinator(

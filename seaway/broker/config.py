@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sys
 
+from seaway.broker.coordinator.assignors import assignor_name
 from seaway.broker.log.config import TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS
 from seaway.config import ConfigDef, ConfigException, Importance, LambdaValidator, Range, Type
 
@@ -35,6 +36,16 @@ def admin_listener_address(value: str | None) -> tuple[str, int] | None:
 
 def _check_admin_listener(name: str, value: str | None) -> None:
     admin_listener_address(value)
+
+
+def _check_assignors(name: str, value: list[str]) -> None:
+    if not value:
+        raise ConfigException(name, value, "name at least one assignor: uniform or range")
+    for entry in value:
+        try:
+            assignor_name(entry)
+        except ValueError as e:
+            raise ConfigException(name, value, str(e)) from None
 
 
 # The TLS listeners' settings, as seaway.security.tls reads them (listener.name.<l>.ssl.* over
@@ -245,6 +256,40 @@ def _broker_config_def() -> ConfigDef:
             Range.at_least(1),
             Importance.MEDIUM,
             "Maximum members in one consumer group.",
+        )
+        .define(
+            "group.consumer.session.timeout.ms",
+            Type.INT,
+            45000,
+            Range.at_least(1),
+            Importance.MEDIUM,
+            "Consumer group protocol (KIP-848): a member is fenced after this long without a "
+            "heartbeat.",
+        )
+        .define(
+            "group.consumer.heartbeat.interval.ms",
+            Type.INT,
+            5000,
+            Range.at_least(1),
+            Importance.MEDIUM,
+            "Consumer group protocol: how often members heartbeat (under the session timeout).",
+        )
+        .define(
+            "group.consumer.assignors",
+            Type.LIST,
+            "uniform,range",
+            LambdaValidator(_check_assignors, "uniform, range (or Kafka's class names)"),
+            Importance.MEDIUM,
+            "Consumer group protocol: the server-side assignors, by name or Kafka's class name; "
+            "the first is the default.",
+        )
+        .define(
+            "group.consumer.max.size",
+            Type.INT,
+            2147483647,
+            Range.at_least(1),
+            Importance.MEDIUM,
+            "Consumer group protocol: maximum members in one consumer group.",
         )
         .define(
             "offsets.retention.minutes",

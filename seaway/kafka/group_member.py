@@ -177,7 +177,7 @@ class GroupMember:
         if member_id == leader:
             members = [MemberMetadata(m.member_id, bytes(m.metadata)) for m in response.members]
             assignments = assign(protocol, generation, members)
-        assignment = self._sync_group(generation, member_id, assignments)
+        assignment = self._sync_group(generation, member_id, protocol, assignments)
         with self._lock:
             self.generation = generation
         log.info(
@@ -202,7 +202,9 @@ class GroupMember:
         )
         return self._call(self._cluster, connection, request)
 
-    def _sync_group(self, generation: int, member_id: str, assignments: dict[str, bytes]) -> bytes:
+    def _sync_group(
+        self, generation: int, member_id: str, protocol: str, assignments: dict[str, bytes]
+    ) -> bytes:
         connection = self._coordinator(self._cluster)
         cls = connection.request_class(_SYNC_GROUP, 1, 5)
         assignment_cls = nested(cls, "SyncGroupRequestAssignment")
@@ -213,7 +215,7 @@ class GroupMember:
             member_id=member_id,
             group_instance_id=None,
             protocol_type=self.protocol_type,
-            protocol_name=None,
+            protocol_name=protocol,  # v5+: mandatory, the group's (KIP-559)
             assignments=tuple(
                 make(assignment_cls, member_id=m, assignment=a) for m, a in assignments.items()
             ),

@@ -113,3 +113,17 @@ def read_partition(
         raise AssertionError(f"{topic}: no end of partition within 30 s")
     finally:
         consumer.close()
+
+
+def balance(
+    consumers: list[Consumer], topic: str, partitions: int, timeout: float = 40
+) -> list[set[int]]:
+    """Poll every consumer until together they own each partition exactly once."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for c in consumers:
+            c.poll(0.05)
+        owned = [{tp.partition for tp in c.assignment() if tp.topic == topic} for c in consumers]
+        if all(owned) and sorted(p for o in owned for p in o) == list(range(partitions)):
+            return owned
+        assert time.monotonic() < deadline, f"group never balanced: {owned}"

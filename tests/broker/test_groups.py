@@ -2,31 +2,23 @@
 
 from __future__ import annotations
 
+import datetime
 import subprocess
 import sys
 import textwrap
 import time
+import uuid
+from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from tests.broker.clients import create_topic, produce, quiet
+from seaway.kafka.connection import Connection
+from seaway.protocol.errors import ErrorCode
+from seaway.protocol.framing import nested
+from tests.broker.clients import balance, create_topic, produce, quiet
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def _balance(
-    consumers: list[Consumer], topic: str, partitions: int, timeout: float = 40
-) -> list[set[int]]:
-    """Poll every consumer until together they own each partition exactly once."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for c in consumers:
-            c.poll(0.05)
-        owned = [{tp.partition for tp in c.assignment() if tp.topic == topic} for c in consumers]
-        if all(owned) and sorted(p for o in owned for p in o) == list(range(partitions)):
-            return owned
-        assert time.monotonic() < deadline, f"group never balanced: {owned}"
 
 
 @pytest.mark.parametrize("strategy", ["range", "roundrobin", "cooperative-sticky"])
@@ -42,13 +34,13 @@ def test_client_side_assignors(bootstrap: str, topic_name: str, strategy: str) -
     )
     first = Consumer(config)
     first.subscribe([topic_name])
-    assert _balance([first], topic_name, 4) == [{0, 1, 2, 3}]
+    assert balance([first], topic_name, 4) == [{0, 1, 2, 3}]
     second = Consumer(config)
     second.subscribe([topic_name])
-    owned = _balance([first, second], topic_name, 4)
+    owned = balance([first, second], topic_name, 4)
     assert sorted(len(o) for o in owned) == [2, 2]
     second.close()
-    assert _balance([first], topic_name, 4) == [{0, 1, 2, 3}]
+    assert balance([first], topic_name, 4) == [{0, 1, 2, 3}]
     first.close()
 
 
@@ -107,7 +99,7 @@ def test_committed_offsets_of_a_stable_group_reject_strangers(
     group = f"g-{topic_name}"
     member = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": group}))
     member.subscribe([topic_name])
-    _balance([member], topic_name, 1)
+    balance([member], topic_name, 1)
     stranger = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": group}))
     from confluent_kafka import KafkaException
 
@@ -153,3 +145,30 @@ def _commit_errors(
     request = [ConsumerGroupTopicPartitions(group, offsets)]
     result = admin.alter_consumer_group_offsets(request)[group].result(10).topic_partitions
     return {(tp.topic, tp.partition): (tp.error.code() if tp.error else None) for tp in result}
+
+
+def test_group_apis_are_served_at_the_versions_of_kafka_4(connection: Connection) -> None:
+    """JoinGroup v9, Heartbeat v4, LeaveGroup v5, SyncGroup v5, DescribeGroups v6; a dynamic
+    member still gets its member id through MEMBER_ID_REQUIRED first (KIP-394)."""
+    assert {api: connection.versions[api][1] for api in (11, 12, 13, 14, 15)} == {
+        11: 9, 12: 4, 13: 5, 14: 5, 15: 6
+    }  # fmt: skip
+    cls = connection.request_class(11, 9, 9)
+    protocol = nested(cls, "JoinGroupRequestProtocol")(name="range", metadata=b"")
+    ten_s = datetime.timedelta(seconds=10)
+    group = f"g-{uuid.uuid4().hex[:8]}"
+
+    def join(member_id: str) -> Any:
+        return connection.request(
+            cls(group_id=group, session_timeout=ten_s, rebalance_timeout=ten_s,
+                member_id=member_id, protocol_type="consumer", protocols=(protocol,))
+        )  # fmt: skip
+
+    first = join("")
+    assert first.error_code == ErrorCode.member_id_required
+    assert first.member_id.startswith(f"{connection.client_id}-")
+    joined = join(first.member_id)
+    assert (joined.error_code, joined.member_id, joined.leader) == (
+        ErrorCode.none, first.member_id, first.member_id
+    )  # fmt: skip
+    assert not joined.skip_assignment and len(joined.members) == 1

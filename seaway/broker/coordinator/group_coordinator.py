@@ -2,6 +2,10 @@
 
 A single node coordinates every group. Groups and committed offsets are durable in the
 :class:`MetadataStore`; members are not (after a restart they rejoin, as with Kafka).
+
+A group id is a classic group or a consumer group (KIP-848, :mod:`consumer_coordinator`):
+an empty group of one kind becomes the other when a member of the other protocol joins (its
+offsets stay); one with members refuses the other protocol's members.
 """
 
 from __future__ import annotations
@@ -11,9 +15,15 @@ import builtins
 import logging
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from seaway.broker.coordinator.consumer_coordinator import (
+    ConsumerGroupCoordinator,
+    HeartbeatRequest,
+    HeartbeatResponse,
+)
+from seaway.broker.coordinator.consumer_group import ConsumerGroup
 from seaway.broker.coordinator.group import Group, GroupState, JoinResult, Member
 from seaway.broker.metadata import CommittedOffset, MetadataStore
 from seaway.protocol.errors import ErrorCode, KafkaError
@@ -37,6 +47,7 @@ class JoinRequest:
     protocol_type: str
     protocols: list[tuple[str, bytes]]
     version: int
+    reason: str | None = None  # KIP-800 (v8+), for the logs
 
 
 class MemberIdRequired(KafkaError):
@@ -59,8 +70,10 @@ class GroupCoordinator:
         max_session_timeout_ms: int,
         max_group_size: int,
         metadata_max_bytes: int,
+        consumer: ConsumerGroupCoordinator,
     ) -> None:
         self.store = store
+        self.consumer = consumer
         self.initial_delay_ms = initial_delay_ms
         self.min_session_timeout_ms = min_session_timeout_ms
         self.max_session_timeout_ms = max_session_timeout_ms
@@ -109,6 +122,8 @@ class GroupCoordinator:
             )
         protocols = req.protocols
         member_id = req.member_id
+        instance_id = req.group_instance_id
+        self._leave_consumer_group(group_id, req.protocol_type)
         group = self.groups.get(group_id)
         if group is None or group.state == GroupState.DEAD:
             if member_id:
@@ -119,13 +134,35 @@ class GroupCoordinator:
                 ErrorCode.inconsistent_group_protocol,
                 "the member's protocol type or protocols do not match the group's",
             )
+        log.debug("Member %s (group.instance.id %s) joins group %s in state %s; reason: %s",
+                  member_id or "(new)", instance_id, group_id, group.state.value,
+                  req.reason)  # fmt: skip
         if not member_id:
+            if instance_id is not None and instance_id in group.static_members:
+                log.info("Static member %s of group %s rejoined: it replaces member %s",
+                         instance_id, group_id, group.static_members[instance_id])  # fmt: skip
+                return await group.rejoin_static(
+                    instance_id,
+                    f"{instance_id}-{uuid.uuid4()}",
+                    protocols,
+                    session,
+                    req.rebalance_timeout_ms,
+                    skip_assignment=req.version >= 9,
+                )
             if len(group.members) + len(group.pending) >= self.max_group_size:
-                raise KafkaError(ErrorCode.group_max_size_reached)
-            member_id = f"{req.client_id}-{uuid.uuid4()}"
-            if req.version >= 4:  # KIP-394: hand out the id, the member rejoins with it
-                group.pending[member_id] = time.monotonic() + session / 1000
-                raise MemberIdRequired(member_id)
+                raise KafkaError(
+                    ErrorCode.group_max_size_reached,
+                    f"group {group_id} has group.max.size {self.max_group_size} members",
+                )
+            if instance_id is not None:  # a static member joins at once (KIP-345)
+                member_id = f"{instance_id}-{uuid.uuid4()}"
+            else:
+                member_id = f"{req.client_id}-{uuid.uuid4()}"
+                if req.version >= 4:  # KIP-394: hand out the id, the member rejoins with it
+                    group.pending[member_id] = time.monotonic() + session / 1000
+                    raise MemberIdRequired(member_id)
+        elif instance_id is not None:
+            group.validate_member(member_id, instance_id)  # FENCED_INSTANCE_ID when replaced
         elif member_id not in group.members and member_id not in group.pending:
             raise KafkaError(ErrorCode.unknown_member_id, f"unknown member id {member_id}")
         member = group.members.get(member_id)
@@ -133,7 +170,7 @@ class GroupCoordinator:
         if member is None:
             member = Member(
                 member_id,
-                req.group_instance_id,
+                instance_id,
                 req.client_id,
                 req.client_host,
                 session,
@@ -148,47 +185,106 @@ class GroupCoordinator:
             member.rebalance_timeout_ms = req.rebalance_timeout_ms
         return await group.join(member, changed)
 
-    async def sync(
-        self, group_id: str, generation: int, member_id: str, assignments: dict[str, bytes]
-    ) -> tuple[Group, bytes]:
-        group = self._group(group_id)
-        return group, await group.sync(member_id, generation, assignments)
-
-    def heartbeat(self, group_id: str, generation: int, member_id: str) -> None:
-        self._group(group_id).heartbeat(member_id, generation)
-
-    def leave(self, group_id: str, member_id: str, group_instance_id: str | None) -> None:
-        group = self._group(group_id)
-        if not member_id and group_instance_id:
-            member_id = next(
-                (
-                    m.member_id
-                    for m in group.members.values()
-                    if m.group_instance_id == group_instance_id
-                ),
-                "",
+    def _leave_consumer_group(self, group_id: str, protocol_type: str) -> None:
+        """A classic member joining consumer group ``group_id``: an empty one is dropped (a
+        classic group takes its place); one with members refuses it (Kafka would let a
+        "consumer" member in as a classic member of the consumer group: not supported here)."""
+        consumer = self.consumer.get(group_id)
+        if consumer is None:
+            return
+        if consumer.is_empty:
+            self.consumer.drop(group_id)
+            log.info("Empty consumer group %s becomes a classic group", group_id)
+            return
+        if protocol_type != ConsumerGroup.protocol_type:
+            raise KafkaError(
+                ErrorCode.inconsistent_group_protocol,
+                f"group {group_id} is a consumer group: protocol type {protocol_type!r} cannot "
+                "join it",
             )
-        if member_id not in group.members:
-            raise KafkaError(ErrorCode.unknown_member_id)
-        log.info("Member %s left group %s", member_id, group_id)
-        group.remove(member_id)
+        raise KafkaError(
+            ErrorCode.group_id_not_found,
+            f"Group {group_id} is a consumer group (KIP-848) with members: join it with "
+            "group.protocol=consumer, or use another group.id",
+        )
+
+    def consumer_heartbeat(
+        self, req: HeartbeatRequest, may_describe: Callable[[str], bool]
+    ) -> HeartbeatResponse:
+        """ConsumerGroupHeartbeat: an empty classic group of that id becomes a consumer group
+        (its offsets stay); one with members is GROUP_ID_NOT_FOUND, as Kafka answers when it
+        cannot upgrade the group."""
+        classic = self.groups.get(req.group_id)
+        if classic is not None and classic.state != GroupState.DEAD:
+            if req.member_epoch != 0 or not classic.is_empty:
+                raise KafkaError(
+                    ErrorCode.group_id_not_found,
+                    f"Group {req.group_id} is not a consumer group: it is a classic group"
+                    + (" with members" if not classic.is_empty else ""),
+                )
+            classic.make_dead()
+            del self.groups[req.group_id]
+            log.info("Empty classic group %s becomes a consumer group", req.group_id)
+        created = self.consumer.get(req.group_id) is None
+        response = self.consumer.heartbeat(req, may_describe)
+        if created and self.consumer.get(req.group_id) is not None:
+            self.store.put_group(req.group_id, ConsumerGroup.protocol_type, 0)
+        return response
+
+    async def sync(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        group_instance_id: str | None,
+        protocol: tuple[str | None, str | None],
+        assignments: dict[str, bytes],
+    ) -> tuple[Group, bytes]:
+        """SyncGroup; ``protocol`` is the (type, name) the member sent (v5+), else Nones."""
+        group = self._group(group_id)
+        future = group.sync(member_id, group_instance_id, generation, protocol, assignments)
+        return group, await future
+
+    def heartbeat(
+        self, group_id: str, generation: int, member_id: str, group_instance_id: str | None
+    ) -> None:
+        self._group(group_id).heartbeat(member_id, group_instance_id, generation)
+
+    def leave(
+        self, group_id: str, member_id: str, group_instance_id: str | None, reason: str | None
+    ) -> None:
+        group = self._group(group_id)
+        left = group.leave(member_id, group_instance_id)
+        log.info("Member %s left group %s; reason: %s", left, group_id, reason)
 
     def expire_sessions(self) -> None:
         now = time.monotonic()
         for group in list(self.groups.values()):
             for member_id in group.expire(now):
                 log.info("Member %s of group %s timed out", member_id, group.group_id)
+        self.consumer.expire(now)
 
     # -- listing ---------------------------------------------------------------------------
 
-    def list(self) -> list[Group]:
-        return [g for g in self.groups.values() if g.state != GroupState.DEAD]
+    def list(self) -> list[Group | ConsumerGroup]:
+        """Every classic and consumer group."""
+        classic: list[Group | ConsumerGroup] = [
+            g for g in self.groups.values() if g.state != GroupState.DEAD
+        ]
+        return classic + list(self.consumer.groups.values())
 
     def describe(self, group_id: str) -> Group | None:
         group = self.groups.get(group_id)
         return group if group is not None and group.state != GroupState.DEAD else None
 
     def delete(self, group_id: str) -> None:
+        consumer = self.consumer.get(group_id)
+        if consumer is not None:
+            if not consumer.is_empty:
+                raise KafkaError(ErrorCode.non_empty_group, f"group {group_id} has members")
+            self.consumer.drop(group_id)
+            self.store.delete_group(group_id)
+            return
         group = self.groups.get(group_id)
         if group is None or group.state == GroupState.DEAD:
             raise KafkaError(ErrorCode.group_id_not_found, f"group {group_id} does not exist")
@@ -205,13 +301,19 @@ class GroupCoordinator:
         group_id: str,
         generation: int,
         member_id: str,
+        group_instance_id: str | None,
         offsets: Iterable[tuple[str, int, int, int, str | None]],
+        version: int = 8,
     ) -> dict[tuple[str, int], ErrorCode]:
-        """Validate the committer and store offsets; return an error code per partition."""
+        """Validate the committer (of OffsetCommit ``version``) and store offsets; return an
+        error code per partition. A consumer group's committer sends its member epoch."""
         if not group_id:
             raise KafkaError(ErrorCode.invalid_group_id)
         group = self.groups.get(group_id)
-        if generation < 0 and not member_id:
+        consumer = self.consumer.get(group_id)
+        if consumer is not None:
+            self.consumer.validate_commit(consumer, member_id, generation, version=version)
+        elif generation < 0 and not member_id and group_instance_id is None:
             if group is not None and group.state not in (GroupState.EMPTY, GroupState.DEAD):
                 raise KafkaError(
                     ErrorCode.unknown_member_id,
@@ -222,10 +324,13 @@ class GroupCoordinator:
                 self._persist(group)
         else:
             if group is None or group.state == GroupState.DEAD:
+                if version >= 9:  # as Kafka: GROUP_ID_NOT_FOUND from v9, before for old clients
+                    raise KafkaError(ErrorCode.group_id_not_found, f"group {group_id} not found")
                 raise KafkaError(ErrorCode.illegal_generation)
+            group.validate_member(member_id, group_instance_id)
+            group.check_generation(generation)
             if group.state == GroupState.COMPLETING_REBALANCE:
                 raise KafkaError(ErrorCode.rebalance_in_progress)
-            group.validate_member(member_id, generation)
         now = int(time.time() * 1000)
         results: dict[tuple[str, int], ErrorCode] = {}
         accepted: list[tuple[str, int, CommittedOffset]] = []
@@ -247,16 +352,22 @@ class GroupCoordinator:
         producer_id: int,
         generation: int,
         member_id: str,
+        group_instance_id: str | None,
         offsets: Iterable[tuple[str, int, int, int, str | None]],
     ) -> dict[tuple[str, int], ErrorCode]:
         """Stage offsets that become the group's only when the transaction commits."""
         if not group_id:
             raise KafkaError(ErrorCode.invalid_group_id)
         group = self.groups.get(group_id)
-        if generation >= 0 or member_id:  # KIP-447: fence zombies of the consumer group
+        consumer = self.consumer.get(group_id)
+        if consumer is not None:
+            self.consumer.validate_commit(consumer, member_id, generation, version=None)
+        # KIP-447: fence zombies of the consumer group
+        elif generation >= 0 or member_id or group_instance_id is not None:
             if group is None or group.state == GroupState.DEAD:
                 raise KafkaError(ErrorCode.unknown_member_id, f"group {group_id} has no members")
-            group.validate_member(member_id, generation)
+            group.validate_member(member_id, group_instance_id)
+            group.check_generation(generation)
         results: dict[tuple[str, int], ErrorCode] = {}
         staged: list[tuple[str, int, CommittedOffset]] = []
         for topic, partition, offset, epoch, metadata in offsets:
@@ -286,15 +397,24 @@ class GroupCoordinator:
     def fetch_offsets(self, group_id: str) -> dict[tuple[str, int], CommittedOffset]:
         return self.store.group_offsets(group_id)
 
+    def validate_fetch(self, group_id: str, member_id: str | None, member_epoch: int) -> None:
+        """OffsetFetch v9+: a consumer group's member must send its current epoch."""
+        consumer = self.consumer.get(group_id)
+        if consumer is not None:
+            self.consumer.validate_fetch(consumer, member_id, member_epoch)
+
     def delete_offsets(self, group_id: str, partitions: builtins.list[tuple[str, int]]) -> None:
         self.store.delete_group_offsets(group_id, partitions)
 
     def expire_offsets(self, retention_ms: int) -> None:
         active = {g.group_id for g in self.groups.values() if not g.is_empty}
+        active.update(self.consumer.active())
         if self.store.expire_offsets(int(time.time() * 1000) - retention_ms, active):
             log.info("Expired committed offsets older than %d ms", retention_ms)
 
     async def close(self) -> None:
         for group in self.groups.values():
             group.make_dead()
+        for group_id in list(self.consumer.groups):
+            self.consumer.drop(group_id)
         await asyncio.sleep(0)

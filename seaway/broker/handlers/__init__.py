@@ -9,6 +9,8 @@ from seaway.broker.handlers import (  # noqa: F401
     alter_configs,
     alter_user_scram_credentials,
     api_versions,
+    consumer_group_describe,
+    consumer_group_heartbeat,
     create_partitions,
     create_topics,
     delete_groups,

@@ -1,6 +1,7 @@
 """Heartbeat (12): keep a member's session alive; learn of rebalances.
 
-Needs READ on the group, else GROUP_AUTHORIZATION_FAILED (as in Kafka).
+From v3 it carries ``group.instance.id``: a static member another instance replaced gets
+FENCED_INSTANCE_ID. Needs READ on the group, else GROUP_AUTHORIZATION_FAILED (as in Kafka).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ async def heartbeat(ctx: RequestContext) -> Any:
     try:
         if not ctx.authorized(AclOperation.READ, ResourceType.GROUP, req.group_id):
             raise KafkaError(ErrorCode.group_authorization_failed)
-        ctx.broker.groups.heartbeat(req.group_id, req.generation_id, req.member_id)
+        ctx.broker.groups.heartbeat(
+            req.group_id, req.generation_id, req.member_id, getattr(req, "group_instance_id", None)
+        )
     except KafkaError as e:
         code = e.code
     return make(ctx.response_class, throttle_time=ZERO, error_code=code)

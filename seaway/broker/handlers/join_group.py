@@ -1,6 +1,8 @@
 """JoinGroup (11): join a consumer group; answered when the rebalance completes.
 
-Needs READ on the group, else GROUP_AUTHORIZATION_FAILED (as in Kafka).
+v5+ carry ``group.instance.id`` (KIP-345 static membership), v8+ the join's ``reason``
+(KIP-800), v9+ ``skip_assignment`` (KIP-814). Needs READ on the group, else
+GROUP_AUTHORIZATION_FAILED (as in Kafka).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(11, max_version=4)
+@handles(11, max_version=9)
 async def join_group(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class
@@ -32,6 +34,7 @@ async def join_group(ctx: RequestContext) -> Any:
         protocol_type=req.protocol_type,
         protocols=[(p.name, p.metadata) for p in req.protocols],
         version=ctx.version,
+        reason=getattr(req, "reason", None),
     )
 
     def failure(code: ErrorCode, member_id: str = "") -> Any:
@@ -64,7 +67,7 @@ async def join_group(ctx: RequestContext) -> Any:
         protocol_type=req.protocol_type,
         protocol_name=result.protocol_name,
         leader=result.leader,
-        skip_assignment=False,
+        skip_assignment=result.skip_assignment,
         member_id=result.member_id,
         members=tuple(
             make(member_cls, member_id=m, group_instance_id=i, metadata=meta)

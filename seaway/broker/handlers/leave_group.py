@@ -1,7 +1,9 @@
 """LeaveGroup (13): members leave (one per request before v3, a batch from v3).
 
-Needs READ on the group, else GROUP_AUTHORIZATION_FAILED for the request, no member
-results (as in Kafka).
+From v3 each member is named by member id and/or ``group.instance.id`` (an empty member id
+with an instance id removes that static member, as admin tools do) and answered with its
+own error; v5 adds the leave's ``reason`` (KIP-800), logged. Needs READ on the group, else
+GROUP_AUTHORIZATION_FAILED for the request, no member results (as in Kafka).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(13, max_version=4)
+@handles(13, max_version=5)
 async def leave_group(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class
@@ -24,7 +26,7 @@ async def leave_group(ctx: RequestContext) -> Any:
                     members=())  # fmt: skip
     if ctx.version < 3:
         try:
-            groups.leave(req.group_id, req.member_id, None)
+            groups.leave(req.group_id, req.member_id, None, None)
             code = ErrorCode.none
         except KafkaError as e:
             code = e.code
@@ -33,7 +35,7 @@ async def leave_group(ctx: RequestContext) -> Any:
     members = []
     for m in req.members:
         try:
-            groups.leave(req.group_id, m.member_id, m.group_instance_id)
+            groups.leave(req.group_id, m.member_id, m.group_instance_id, getattr(m, "reason", None))
             code = ErrorCode.none
         except KafkaError as e:
             code = e.code

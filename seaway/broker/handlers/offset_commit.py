@@ -3,6 +3,8 @@
 As Kafka authorizes it: READ on the group (else GROUP_AUTHORIZATION_FAILED on every
 partition), then READ on each topic (else TOPIC_AUTHORIZATION_FAILED on its partitions,
 which are not committed); a partition that does not exist is UNKNOWN_TOPIC_OR_PARTITION.
+v9 is the version of the consumer group protocol (KIP-848): a consumer group's member
+commits with its member epoch (STALE_MEMBER_EPOCH otherwise) and must use it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(8, max_version=8)
+@handles(8, max_version=9)
 async def offset_commit(ctx: RequestContext) -> Any:
     req = ctx.request
     generation = getattr(req, "generation_id_or_member_epoch", getattr(req, "generation_id", -1))
@@ -27,7 +29,12 @@ async def offset_commit(ctx: RequestContext) -> Any:
     if allowed or not offsets:  # Kafka skips the coordinator only when every topic is denied
         try:
             codes |= ctx.broker.groups.commit_offsets(
-                req.group_id, generation, req.member_id, allowed
+                req.group_id,
+                generation,
+                req.member_id,
+                getattr(req, "group_instance_id", None),  # v7+: a replaced one is fenced
+                allowed,
+                ctx.version,
             )
         except KafkaError as e:
             codes |= {(t, p): e.code for t, p, *_ in allowed}

@@ -53,10 +53,13 @@ async def offset_delete(ctx: RequestContext) -> Any:
         code = ErrorCode.group_authorization_failed
         return make(resp, error_code=code, throttle_time=ZERO, topics=())
     group = ctx.broker.groups.describe(req.group_id)
+    consumer = ctx.broker.groups.consumer.get(req.group_id)  # a KIP-848 consumer group
     committed = ctx.broker.groups.fetch_offsets(req.group_id)
-    if group is None and not committed:
+    if group is None and consumer is None and not committed:
         return make(resp, error_code=ErrorCode.group_id_not_found, throttle_time=ZERO, topics=())
     busy = subscribed_topics(group) if group is not None else set()
+    if consumer is not None:
+        busy = consumer.subscribed_topics()
     doomed: list[tuple[str, int]] = []
     topics = []
     for t in req.topics:

@@ -1,6 +1,8 @@
 """SyncGroup (14): the leader hands out assignments; every member receives its own.
 
-Needs READ on the group, else GROUP_AUTHORIZATION_FAILED (as in Kafka).
+From v5 the protocol type and name are mandatory and must be the group's, else
+INCONSISTENT_GROUP_PROTOCOL (KIP-559). Needs READ on the group, else
+GROUP_AUTHORIZATION_FAILED (as in Kafka).
 """
 
 from __future__ import annotations
@@ -17,11 +19,22 @@ from seaway.security.acl import AclOperation, ResourceType
 async def sync_group(ctx: RequestContext) -> Any:
     req = ctx.request
     assignments = {a.member_id: a.assignment for a in req.assignments}
+    protocol = (getattr(req, "protocol_type", None), getattr(req, "protocol_name", None))
     try:
+        if ctx.version >= 5 and None in protocol:
+            raise KafkaError(
+                ErrorCode.inconsistent_group_protocol,
+                "SyncGroup v5+ must carry the group's protocol_type and protocol_name",
+            )
         if not ctx.authorized(AclOperation.READ, ResourceType.GROUP, req.group_id):
             raise KafkaError(ErrorCode.group_authorization_failed)
         group, assignment = await ctx.broker.groups.sync(
-            req.group_id, req.generation_id, req.member_id, assignments
+            req.group_id,
+            req.generation_id,
+            req.member_id,
+            getattr(req, "group_instance_id", None),
+            protocol,
+            assignments,
         )
         code, protocol_type, protocol_name = (
             ErrorCode.none,

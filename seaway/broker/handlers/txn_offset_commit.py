@@ -44,6 +44,7 @@ async def txn_offset_commit(ctx: RequestContext) -> Any:
                 req.producer_id,
                 getattr(req, "generation_id", -1),
                 getattr(req, "member_id", ""),
+                getattr(req, "group_instance_id", None),
                 allowed,
             )
         except KafkaError as e:
