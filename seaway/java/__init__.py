@@ -12,6 +12,8 @@ Java's rules. Each rule has one implementation here, imported by every caller:
 * :mod:`~seaway.java.dates`: ``SimpleDateFormat`` patterns;
   :mod:`~seaway.java.gregorian`: lenient numeric date fields as ``GregorianCalendar`` reads them.
 * :mod:`~seaway.java.regex`: Java regexes and replacement strings on Python's :mod:`re`.
+* :mod:`~seaway.java.hash_map`: ``String.hashCode``, ``Map.hashCode``, ``Objects.hash``
+  and the order a ``HashMap`` iterates in.
 
 A leaf package: it imports nothing else of Seaway (a test checks).
 """

@@ -24,6 +24,7 @@ from confluent_kafka.admin import (
 from seaway.broker import BrokerThread
 from seaway.cli.main import main
 from tests.broker.acl_cluster import TIMEOUT_S, AclBroker, start_acl_broker
+from tests.cli_admin.cli import command_config, run
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -54,26 +55,10 @@ def acls(broker: AclBroker) -> Iterator[AclBroker]:
     yield broker
 
 
-def _properties(directory: Path, user: str) -> str:
-    path = directory / f"{user}.properties"
-    path.write_text(
-        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-        f'username="{user}" password="{user}-secret";\n'
-    )
-    return str(path)
-
-
 @pytest.fixture(scope="module")
 def as_admin(broker: AclBroker, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
-    config = _properties(tmp_path_factory.mktemp("admin-config"), "admin")
+    config = command_config(tmp_path_factory.mktemp("admin-config"), "admin")
     return ("acls", "--bootstrap-server", broker.bootstrap, "--command-config", config)
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _bindings(acls: AclBroker) -> set[tuple[str, str, str, str, str, str, str]]:
@@ -108,7 +93,7 @@ def test_add_list_and_add_again(
 ) -> None:
     add = (*as_admin, "--add", "--allow-principal", "User:alice", "--operation", "Read",
            "--operation", "Describe", "--topic", "orders")  # fmt: skip
-    assert _run(capsys, *add) == (0, (
+    assert run(capsys, *add) == (0, (
         f"Adding ACLs for resource `{_topic('orders')}`: \n"
         f" \t{_acl('User:alice', 'READ')}\n\t{_acl('User:alice', 'DESCRIBE')}\n\n"
     ), "")  # fmt: skip
@@ -117,7 +102,7 @@ def test_add_list_and_add_again(
         for op in ("READ", "DESCRIBE")
     }
     # adding them again changes nothing and says so, as the script does
-    assert _run(capsys, *add) == (0, (
+    assert run(capsys, *add) == (0, (
         f"Acl (pattern={_topic('orders')}, entry={_acl('User:alice', 'READ')}) already exists.\n"
         f"Acl (pattern={_topic('orders')}, entry={_acl('User:alice', 'DESCRIBE')}) already "
         "exists.\n"
@@ -126,16 +111,16 @@ def test_add_list_and_add_again(
         f"Current ACLs for resource `{_topic('orders')}`:\n"
         f"\t{_acl('User:alice', 'READ')}\n\t{_acl('User:alice', 'DESCRIBE')}\n\n"
     )
-    assert _run(capsys, *as_admin, "--list", "--topic", "orders") == (0, listed, "")
-    assert _run(capsys, *as_admin, "--list", "--topic", "payments") == (0, "", "")
+    assert run(capsys, *as_admin, "--list", "--topic", "orders") == (0, listed, "")
+    assert run(capsys, *as_admin, "--list", "--topic", "payments") == (0, "", "")
 
 
 def test_deny_hosts_groups_cluster_and_prefixed_patterns(
     acls: AclBroker, as_admin: tuple[str, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = _run(capsys, *as_admin, "--add", "--deny-principal", "User:mallory",
-                        "--deny-host", "10.0.0.1", "--deny-host", "10.0.0.2", "--operation",
-                        "All", "--group", "billing", "--cluster")  # fmt: skip
+    code, out, _ = run(capsys, *as_admin, "--add", "--deny-principal", "User:mallory",
+                       "--deny-host", "10.0.0.1", "--deny-host", "10.0.0.2", "--operation",
+                       "All", "--group", "billing", "--cluster")  # fmt: skip
     assert code == 0
     cluster = "ResourcePattern(resourceType=CLUSTER, name=kafka-cluster, patternType=LITERAL)"
     group = "ResourcePattern(resourceType=GROUP, name=billing, patternType=LITERAL)"
@@ -143,19 +128,19 @@ def test_deny_hosts_groups_cluster_and_prefixed_patterns(
                f"\t{_acl('User:mallory', 'ALL', 'DENY', '10.0.0.2')}\n\n")  # fmt: skip
     assert out == (f"Adding ACLs for resource `{cluster}`: \n{entries}"
                    f"Adding ACLs for resource `{group}`: \n{entries}")  # fmt: skip
-    code, out, _ = _run(capsys, *as_admin, "--add", "--allow-principal", "User:bob",
-                        "--operation", "Write", "--topic", "logs-", "--resource-pattern-type",
-                        "prefixed")  # fmt: skip
+    code, out, _ = run(capsys, *as_admin, "--add", "--allow-principal", "User:bob",
+                       "--operation", "Write", "--topic", "logs-", "--resource-pattern-type",
+                       "prefixed")  # fmt: skip
     assert code == 0 and _topic("logs-", "PREFIXED") in out
     assert ("TOPIC", "logs-", "PREFIXED", "User:bob", "*", "WRITE", "ALLOW") in _bindings(acls)
     # a literal listing of "logs-" finds nothing; "match" finds what applies to logs-app
-    assert _run(capsys, *as_admin, "--list", "--topic", "logs-")[1] == ""
-    matched = _run(capsys, *as_admin, "--list", "--topic", "logs-app", "--resource-pattern-type",
-                   "match")  # fmt: skip
+    assert run(capsys, *as_admin, "--list", "--topic", "logs-")[1] == ""
+    matched = run(capsys, *as_admin, "--list", "--topic", "logs-app", "--resource-pattern-type",
+                  "match")  # fmt: skip
     assert matched == (0, f"Current ACLs for resource `{_topic('logs-', 'PREFIXED')}`:\n"
                        f"\t{_acl('User:bob', 'WRITE')}\n\n", "")  # fmt: skip
     # everything, resources in order of type and name
-    _, everything, _ = _run(capsys, *as_admin, "--list")
+    _, everything, _ = run(capsys, *as_admin, "--list")
     heads = [line for line in everything.splitlines() if line.startswith("Current")]
     assert heads == [f"Current ACLs for resource `{r}`:" for r in
                      (cluster, group, _topic("logs-", "PREFIXED"))]  # fmt: skip
@@ -167,9 +152,9 @@ def test_producer_convenience_lets_alice_produce(
     _create_topics(acls, "payments")
     refused = _produce(acls.producer("alice"), "payments")
     assert refused is not None and refused.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
-    code, out, err = _run(capsys, *as_admin, "--add", "--allow-principal", "User:alice",
-                          "--producer", "--topic", "payments", "--transactional-id", "tx-1",
-                          "--idempotent")  # fmt: skip
+    code, out, err = run(capsys, *as_admin, "--add", "--allow-principal", "User:alice",
+                         "--producer", "--topic", "payments", "--transactional-id", "tx-1",
+                         "--idempotent")  # fmt: skip
     assert (code, err) == (0, "")
     lines = "\n\t".join(_acl("User:alice", op) for op in ("WRITE", "CREATE", "DESCRIBE"))
     assert f"Adding ACLs for resource `{_topic('payments')}`: \n \t{lines}\n\n" in out
@@ -194,8 +179,8 @@ def test_consumer_convenience_lets_bob_consume_in_his_group(
 ) -> None:
     _create_topics(acls, "invoices")
     assert _produce(acls.producer("admin"), "invoices") is None
-    code, out, _ = _run(capsys, *as_admin, "--add", "--allow-principal", "User:bob",
-                        "--consumer", "--topic", "invoices", "--group", "billing")  # fmt: skip
+    code, out, _ = run(capsys, *as_admin, "--add", "--allow-principal", "User:bob",
+                       "--consumer", "--topic", "invoices", "--group", "billing")  # fmt: skip
     assert code == 0
     group = "ResourcePattern(resourceType=GROUP, name=billing, patternType=LITERAL)"
     assert out == (
@@ -223,17 +208,17 @@ def test_consumer_convenience_lets_bob_consume_in_his_group(
 def test_list_by_principal(
     acls: AclBroker, as_admin: tuple[str, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _run(capsys, *as_admin, "--add", "--allow-principal", "User:alice", "--allow-principal",
-         "User:bob", "--operation", "Read", "--topic", "orders", "--topic", "payments")  # fmt: skip
+    run(capsys, *as_admin, "--add", "--allow-principal", "User:alice", "--allow-principal",
+        "User:bob", "--operation", "Read", "--topic", "orders", "--topic", "payments")  # fmt: skip
     assert len(_bindings(acls)) == 4
-    code, out, _ = _run(capsys, *as_admin, "--list", "--principal", "User:bob")
+    code, out, _ = run(capsys, *as_admin, "--list", "--principal", "User:bob")
     assert (code, out) == (0, (
         "ACLs for principal `User:bob`\n"
         f"Current ACLs for resource `{_topic('orders')}`:\n\t{_acl('User:bob', 'READ')}\n\n"
         f"Current ACLs for resource `{_topic('payments')}`:\n\t{_acl('User:bob', 'READ')}\n\n"
     ))  # fmt: skip
-    code, out, _ = _run(capsys, *as_admin, "--list", "--topic", "orders", "--principal",
-                        "User:alice", "--principal", "User:mallory")  # fmt: skip
+    code, out, _ = run(capsys, *as_admin, "--list", "--topic", "orders", "--principal",
+                       "User:alice", "--principal", "User:mallory")  # fmt: skip
     assert out == (
         "ACLs for principal `User:alice`\n"
         f"Current ACLs for resource `{_topic('orders')}`:\n\t{_acl('User:alice', 'READ')}\n\n"
@@ -248,24 +233,24 @@ def test_remove_with_force_and_with_confirmation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _create_topics(acls, "refunds")
-    _run(capsys, *as_admin, "--add", "--allow-principal", "User:alice", "--operation", "Write",
-         "--operation", "Describe", "--topic", "refunds")  # fmt: skip
+    run(capsys, *as_admin, "--add", "--allow-principal", "User:alice", "--operation", "Write",
+        "--operation", "Describe", "--topic", "refunds")  # fmt: skip
     assert _produce(acls.producer("alice"), "refunds") is None
     # one entry, answered "n": kept
     monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
     remove_one = (*as_admin, "--remove", "--allow-principal", "User:alice", "--operation",
                   "Describe", "--topic", "refunds")  # fmt: skip
-    assert _run(capsys, *remove_one) == (0, (
+    assert run(capsys, *remove_one) == (0, (
         f"Are you sure you want to remove ACLs: \n \t{_acl('User:alice', 'DESCRIBE')}\n"
         f" from resource filter `{_topic('refunds')}`? (y/n)\n"
     ), "")  # fmt: skip
     assert len(_bindings(acls)) == 2
     # answered "y": gone, the other entry kept
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
-    assert _run(capsys, *remove_one)[0] == 0
+    assert run(capsys, *remove_one)[0] == 0
     assert {b[5] for b in _bindings(acls)} == {"WRITE"}
     # the whole resource, with --force: no question asked
-    assert _run(capsys, *as_admin, "--remove", "--topic", "refunds", "--force") == (0, "", "")
+    assert run(capsys, *as_admin, "--remove", "--topic", "refunds", "--force") == (0, "", "")
     assert _bindings(acls) == set()
     refused = _produce(acls.producer("alice"), "refunds")
     assert refused is not None and refused.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
@@ -277,16 +262,16 @@ def test_remove_everything_on_a_resource_asks_first(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _run(capsys, *as_admin, "--add", "--allow-principal", "User:alice", "--topic", "orders")
+    run(capsys, *as_admin, "--add", "--allow-principal", "User:alice", "--topic", "orders")
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # no answer: no
     question = (
         "Are you sure you want to delete all ACLs for resource filter "
         f"`{_topic('orders')}`? (y/n)\n"
     )
-    assert _run(capsys, *as_admin, "--remove", "--topic", "orders") == (0, question, "")
+    assert run(capsys, *as_admin, "--remove", "--topic", "orders") == (0, question, "")
     assert len(_bindings(acls)) == 1  # an ALL entry (--operation's default)
     monkeypatch.setattr("sys.stdin", io.StringIO("Y\n"))
-    assert _run(capsys, *as_admin, "--remove", "--topic", "orders") == (0, question, "")
+    assert run(capsys, *as_admin, "--remove", "--topic", "orders") == (0, question, "")
     assert _bindings(acls) == set()
 
 
@@ -297,9 +282,9 @@ def test_a_principal_without_permissions(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     alice = ("acls", "--bootstrap-server", broker.bootstrap, "--command-config",
-             _properties(tmp_path, "alice"))  # fmt: skip
-    code, out, err = _run(capsys, *alice, "--add", "--allow-principal", "User:alice",
-                          "--topic", "orders")  # fmt: skip
+             command_config(tmp_path, "alice"))  # fmt: skip
+    code, out, err = run(capsys, *alice, "--add", "--allow-principal", "User:alice",
+                         "--topic", "orders")  # fmt: skip
     assert code == 1 and _bindings(acls) == set()
     assert err == (
         "Error while executing ACL command: "
@@ -307,10 +292,10 @@ def test_a_principal_without_permissions(
         "Cluster authorization failed.\n"
     )
     # DescribeAcls' refusal does not reach librdkafka: an empty listing, and a note
-    _run(capsys, "acls", "--bootstrap-server", broker.bootstrap, "--command-config",
-         _properties(tmp_path, "admin"), "--add", "--allow-principal", "User:bob",
-         "--topic", "orders")  # fmt: skip
-    code, out, err = _run(capsys, *alice, "--list")
+    run(capsys, "acls", "--bootstrap-server", broker.bootstrap, "--command-config",
+        command_config(tmp_path, "admin"), "--add", "--allow-principal", "User:bob",
+        "--topic", "orders")  # fmt: skip
+    code, out, err = run(capsys, *alice, "--list")
     assert (code, out) == (0, "") and "needs DESCRIBE on the cluster" in err
 
 
@@ -324,11 +309,11 @@ def test_without_an_authorizer_security_is_disabled(
     unsecured: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     b = ("acls", "--bootstrap-server", unsecured)
-    assert _run(capsys, *b, "--list") == (1, "", NO_AUTHORIZER)
-    assert _run(capsys, *b, "--list", "--topic", "orders") == (1, "", NO_AUTHORIZER)
+    assert run(capsys, *b, "--list") == (1, "", NO_AUTHORIZER)
+    assert run(capsys, *b, "--list", "--topic", "orders") == (1, "", NO_AUTHORIZER)
     add = (*b, "--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", "t")
-    assert _run(capsys, *add) == (1, "", NO_AUTHORIZER)
-    assert _run(capsys, *b, "--remove", "--topic", "t", "--force") == (1, "", NO_AUTHORIZER)
+    assert run(capsys, *add) == (1, "", NO_AUTHORIZER)
+    assert run(capsys, *b, "--remove", "--topic", "t", "--force") == (1, "", NO_AUTHORIZER)
 
 
 def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:

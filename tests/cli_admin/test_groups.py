@@ -18,6 +18,7 @@ from seaway.cli.groups import parse_datetime, parse_duration
 from seaway.cli.main import main
 from tests.broker.acl_cluster import AclBroker, start_acl_broker
 from tests.broker.clients import quiet
+from tests.cli_admin.cli import command_config, run
 
 # Record i of each partition is stamped BASE_MS + i s: recent, or retention would drop it.
 BASE_MS = (int(time.time()) - 3600) * 1000
@@ -32,10 +33,7 @@ NO_COMMIT = -1001
 
 def _groups(capsys: Any, bootstrap: str, *args: str) -> tuple[int, str, str]:
     """Run ``seaway groups``: its exit code, standard output and standard error."""
-    capsys.readouterr()
-    code = main(["groups", "--bootstrap-server", bootstrap, *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return run(capsys, "groups", "--bootstrap-server", bootstrap, *args)
 
 
 @pytest.fixture(scope="module")
@@ -259,20 +257,11 @@ def acl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclBroker]:
     yield from start_acl_broker(tmp_path_factory.mktemp("acl"))
 
 
-def _properties(path: Path, user: str) -> str:
-    path.write_text(
-        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-        f'username="{user}" password="{user}-secret";\n'
-    )
-    return str(path)
-
-
 def test_command_config_logs_in_with_sasl(acl: AclBroker, capsys: Any, tmp_path: Path) -> None:
     client = acl.client_config("admin")
     del client["logger"]
     topic, group = _setup(client, {0: 3, 1: 6})
-    as_admin = ["--command-config", _properties(tmp_path / "admin.properties", "admin")]
+    as_admin = ["--command-config", command_config(tmp_path, "admin")]
 
     code, out, _ = _groups(capsys, acl.bootstrap, *as_admin, "--list")
     assert code == 0 and group in out.splitlines()
@@ -286,7 +275,7 @@ def test_command_config_logs_in_with_sasl(acl: AclBroker, capsys: Any, tmp_path:
                            group, "--topic", f"{topic}:1")  # fmt: skip
     assert code == 0 and _committed(client, group, topic) == [0, NO_COMMIT]
 
-    as_mallory = ["--command-config", _properties(tmp_path / "mallory.properties", "mallory")]
+    as_mallory = ["--command-config", command_config(tmp_path, "mallory")]
     code, out, _ = _groups(capsys, acl.bootstrap, *as_mallory, "--list")
     assert code == 0 and group not in out
     code, out, _ = _groups(capsys, acl.bootstrap, *as_mallory, "--describe", "--group", group)

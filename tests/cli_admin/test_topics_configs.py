@@ -11,8 +11,8 @@ import pytest
 from confluent_kafka.admin import AclOperation, AdminClient, ConfigResource, ResourceType
 
 from seaway.broker import BrokerThread
-from seaway.cli.main import main
 from tests.broker.acl_cluster import AclBroker, start_acl_broker
+from tests.cli_admin.cli import command_config, run
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -23,26 +23,20 @@ def bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield broker.bootstrap_servers
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_topics_create_list_describe_alter_delete(
     bootstrap: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     b = ("--bootstrap-server", bootstrap)
-    created = _run(capsys, "topics", *b, "--create", "--topic", "orders", "--partitions", "2",
-                   "--config", "retention.ms=86400000")  # fmt: skip
+    created = run(capsys, "topics", *b, "--create", "--topic", "orders", "--partitions", "2",
+                  "--config", "retention.ms=86400000")  # fmt: skip
     assert created == (0, "Created topic orders.\n", "")
-    code, _, err = _run(capsys, "topics", *b, "--create", "--topic", "orders")
+    code, _, err = run(capsys, "topics", *b, "--create", "--topic", "orders")
     assert code == 1 and "Topic 'orders' already exists" in err
-    assert _run(capsys, "topics", *b, "--create", "--topic", "orders", "--if-not-exists")[0] == 0
-    _run(capsys, "topics", *b, "--create", "--topic", "payments")
-    listed = _run(capsys, "topics", *b, "--list")[1].split()
+    assert run(capsys, "topics", *b, "--create", "--topic", "orders", "--if-not-exists")[0] == 0
+    run(capsys, "topics", *b, "--create", "--topic", "payments")
+    listed = run(capsys, "topics", *b, "--list")[1].split()
     assert {"orders", "payments"} <= set(listed) and listed == sorted(listed)
-    code, out, _ = _run(capsys, "topics", *b, "--describe", "--topic", "orders")
+    code, out, _ = run(capsys, "topics", *b, "--describe", "--topic", "orders")
     head, *rows = out.splitlines()
     fields = dict(f.split(": ", 1) for f in head.split("\t"))
     assert fields["Topic"] == "orders" and fields["PartitionCount"] == "2"
@@ -50,29 +44,29 @@ def test_topics_create_list_describe_alter_delete(
     assert len(fields["TopicId"]) == 22  # base64 of 16 bytes, unpadded, as Kafka prints it
     assert rows == [f"\tTopic: orders\tPartition: {p}\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: "
                     "\tLastKnownElr: " for p in (0, 1)]  # fmt: skip
-    assert _run(capsys, "topics", *b, "--alter", "--topic", "orders", "--partitions", "4") == (
+    assert run(capsys, "topics", *b, "--alter", "--topic", "orders", "--partitions", "4") == (
         0, "Adding partitions succeeded!\n", "")  # fmt: skip
     assert len(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10)
                .topics["orders"].partitions) == 4  # fmt: skip
-    assert _run(capsys, "topics", *b, "--delete", "--topic", "pay.*")[0] == 0  # a pattern
-    listed = _run(capsys, "topics", *b, "--list")[1].split()
+    assert run(capsys, "topics", *b, "--delete", "--topic", "pay.*")[0] == 0  # a pattern
+    listed = run(capsys, "topics", *b, "--list")[1].split()
     assert "orders" in listed and "payments" not in listed
-    code, _, err = _run(capsys, "topics", *b, "--describe", "--topic", "payments")
+    code, _, err = run(capsys, "topics", *b, "--describe", "--topic", "payments")
     assert code == 1 and "Topic 'payments' does not exist as expected" in err
 
 
 def test_configs_describe_and_alter(bootstrap: str, capsys: pytest.CaptureFixture[str]) -> None:
     b = ("--bootstrap-server", bootstrap)
-    _run(capsys, "topics", *b, "--create", "--topic", "ledger", "--config", "retention.ms=1000")
+    run(capsys, "topics", *b, "--create", "--topic", "ledger", "--config", "retention.ms=1000")
     entity = ("--entity-type", "topics", "--entity-name", "ledger")
-    assert _run(capsys, "configs", *b, *entity, "--describe")[1] == (
+    assert run(capsys, "configs", *b, *entity, "--describe")[1] == (
         "Dynamic configs for topic ledger are:\n"
         "  retention.ms=1000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=1000, "
         "DEFAULT_CONFIG:log.retention.ms=604800000}\n"
     )
-    altered = _run(capsys, "configs", *b, *entity, "--alter", "--add-config",
-                   "cleanup.policy=compact,max.message.bytes=2000000", "--delete-config",
-                   "retention.ms")  # fmt: skip
+    altered = run(capsys, "configs", *b, *entity, "--alter", "--add-config",
+                  "cleanup.policy=compact,max.message.bytes=2000000", "--delete-config",
+                  "retention.ms")  # fmt: skip
     assert altered == (0, "Completed updating config for topic ledger.\n", "")
     resource = ConfigResource(ResourceType.TOPIC, "ledger")
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -80,10 +74,10 @@ def test_configs_describe_and_alter(bootstrap: str, capsys: pytest.CaptureFixtur
     assert configs["cleanup.policy"].value == "compact"
     assert configs["max.message.bytes"].value == "2000000"
     assert configs["retention.ms"].value == "604800000"  # back to the broker's default
-    code, _, err = _run(capsys, "configs", *b, *entity, "--alter", "--add-config", "retention.ms=x")
+    code, _, err = run(capsys, "configs", *b, *entity, "--alter", "--add-config", "retention.ms=x")
     assert code == 1 and "retention.ms" in err
-    code, out, _ = _run(capsys, "configs", *b, "--entity-type", "brokers", "--entity-name", "1",
-                        "--describe", "--all")  # fmt: skip
+    code, out, _ = run(capsys, "configs", *b, "--entity-type", "brokers", "--entity-name", "1",
+                       "--describe", "--all")  # fmt: skip
     assert code == 0 and out.startswith("All configs for broker 1 are:\n")
     assert "  log.retention.ms=604800000 sensitive=false" in out
 
@@ -95,22 +89,16 @@ def test_command_config_reaches_a_secured_cluster(
     for acls in start_acl_broker(tmp_path / "kafka"):
 
         def login(user: str) -> str:
-            path = tmp_path / f"{user}.properties"
-            path.write_text(
-                "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config="
-                "org.apache.kafka.common.security.plain.PlainLoginModule required "
-                f'username="{user}" password="{user}-secret";\n'
-            )
-            return str(path)
+            return command_config(tmp_path, user)
 
         b = ("--bootstrap-server", acls.bootstrap)
-        assert _run(capsys, "topics", *b, "--command-config", login("admin"), "--create",
-                    "--topic", "secured")[0] == 0  # fmt: skip
-        code, _, err = _run(capsys, "topics", *b, "--command-config", login("bob"), "--create",
-                            "--topic", "bobs")  # fmt: skip
+        assert run(capsys, "topics", *b, "--command-config", login("admin"), "--create",
+                   "--topic", "secured")[0] == 0  # fmt: skip
+        code, _, err = run(capsys, "topics", *b, "--command-config", login("bob"), "--create",
+                           "--topic", "bobs")  # fmt: skip
         assert code == 1 and "authoriz" in err.lower()
         _allow_describe(acls)
-        code, out, _ = _run(capsys, "topics", *b, "--command-config", login("bob"), "--list")
+        code, out, _ = run(capsys, "topics", *b, "--command-config", login("bob"), "--list")
         assert out.split() == ["secured"]
 
 

@@ -34,7 +34,7 @@ async def describe_user_scram_credentials(ctx: RequestContext) -> Any:
         return make(resp, throttle_time=ZERO, error_code=code, error_message=_DENIED,
                     results=denied)  # fmt: skip
     known = ctx.broker.scram.users()
-    asked = Counter(user.name for user in ctx.request.users or ()) or Counter(known)
+    asked = Counter(user.name for user in ctx.request.users or ()) or Counter(known.keys())
     results = []
     for user, count in asked.items():
         error, message, infos = ErrorCode.none, None, ()
