@@ -15,17 +15,11 @@ from seaway.broker import BrokerThread
 from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 
 # Tests that need no Spark and no worker processes: `make test` spreads them over both xdist
-# workers. The rest (Spark, Connect workers, mirrors, databases) keep a core or two busy only
-# part of the time (waits on brokers, JVM start-up, polls), so they run as two units:
-# "engines" from the start on one worker, and the "late" engines (the databases, the registry,
-# the demo: ~5 of ~27 minutes) on the other worker once the light tests are done, so that two
-# engines overlap only for the last part of the run. The Spark cluster tests stay with the
-# first unit: with another engine beside them their executors starve and time out. (xdist's
-# own loadgroup cannot do this under pytest 9.2: it renames node ids through an attribute
-# pytest no longer reads.)
+# workers while the rest (Spark, Connect workers, mirrors, databases: each test already uses
+# both cores) run one after the other on one worker, as one unit of work. (xdist's own
+# loadgroup cannot do this under pytest 9.2: it renames node ids through an attribute pytest
+# no longer reads.)
 _LIGHT_DIRS = ("unit", "broker", "kafka", "cli_admin")
-_LATE_ENGINES = ("jdbc", "registry", "test_demo.py")
-_LATE = "engines-late"
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -33,19 +27,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling
 
     class EnginesApart(LoadScopeScheduling):
-        """Each light test its own unit; the other tests in two units, the late one handed
-        out only when nothing else is left."""
+        """Each light test its own unit; every other test in one unit, "engines"."""
 
         def _split_scope(self, nodeid: str) -> str:
             parts = nodeid.split("::", 1)[0].split("/")
-            if len(parts) > 2 and parts[1] in _LIGHT_DIRS:
-                return nodeid
-            return _LATE if parts[1] in _LATE_ENGINES else "engines"
-
-        def _assign_work_unit(self, node: Any) -> None:
-            if _LATE in self.workqueue and len(self.workqueue) > 1:
-                self.workqueue.move_to_end(_LATE)
-            super()._assign_work_unit(node)
+            return nodeid if len(parts) > 2 and parts[1] in _LIGHT_DIRS else "engines"
 
     return EnginesApart(config, log)
 
