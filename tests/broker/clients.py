@@ -83,10 +83,10 @@ def consume_all(
 
 
 def read_partition(
-    bootstrap: str, topic: str, *, committed: bool = True, partition: int = 0
+    bootstrap: str, topic: str, *, committed: bool = True, partition: int = 0, start: int = 0
 ) -> list[Any]:
-    """Every record of one partition a read_committed (or read_uncommitted) consumer sees,
-    to the partition's end (its LSO when committed)."""
+    """Every record of one partition from offset *start* a read_committed (or
+    read_uncommitted) consumer sees, to the partition's end (its LSO when committed)."""
     import uuid
 
     from confluent_kafka import TopicPartition
@@ -101,7 +101,7 @@ def read_partition(
             }
         )
     )
-    consumer.assign([TopicPartition(topic, partition, 0)])
+    consumer.assign([TopicPartition(topic, partition, start)])
     out: list[Any] = []
     deadline = time.monotonic() + 30
     try:

@@ -8,6 +8,8 @@ segment and every record in it, at their original offsets.
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,7 +19,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from seaway.broker import BrokerThread
+from seaway.broker import BrokerProcess, BrokerThread
 from seaway.broker.config import BROKER_CONFIG_DEF
 from seaway.broker.log import swap
 from seaway.broker.log.cleaner import clean
@@ -48,14 +50,17 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
         yield b
 
 
-def new_topic(broker: BrokerThread, **config: str) -> str:
+def new_topic(broker: BrokerThread | BrokerProcess, **config: str) -> str:
     name = f"compacted-{uuid.uuid4().hex[:8]}"
     create_topic(broker.bootstrap_servers, name, 1, {**COMPACT, **config})
     return name
 
 
 def write(
-    broker: BrokerThread, topic: str, records: list[tuple[bytes, bytes | None]], **config: Any
+    broker: BrokerThread | BrokerProcess,
+    topic: str,
+    records: list[tuple[bytes, bytes | None]],
+    **config: Any,
 ) -> Written:
     """Produce in batches of 20 records (librdkafka would send a few large ones)."""
     settings = {"batch.num.messages": 20, **config}
@@ -320,3 +325,101 @@ def test_the_cleaner_keeps_to_log_cleaner_io_max_bytes_per_second(tmp_path: Path
     # the second pass alone reads and writes this much; the first reads the dirty part too
     moved = result.bytes_read + result.bytes_written
     assert moved > 900_000 and elapsed >= 0.5 * moved / bound, (elapsed, moved)
+
+
+def sizes(directory: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_size for p in directory.glob("*.log")}
+
+
+def cleaned_files(directory: Path) -> int:
+    return len(list(directory.glob("*.log.cleaned")))
+
+
+def wait_for_cleaned(directory: Path, count: int, timeout: float = 15) -> None:
+    """Poll until the cleaner has written ``count`` cleaned segments (its second pass)."""
+    deadline = time.monotonic() + timeout
+    while cleaned_files(directory) < count:
+        assert time.monotonic() < deadline, f"no {count} cleaned segments in {directory}"
+        time.sleep(0.01)
+
+
+def pause_in_the_swap(broker: BrokerProcess, directory: Path, timeout: float = 15) -> int:
+    """SIGSTOP the broker once the swap of its cleaned segments has begun (their number
+    falls); how many are left to swap in then (0: the swap ended first)."""
+    deadline = time.monotonic() + timeout
+    peak = 0
+    while not 0 < (count := cleaned_files(directory)) < peak:
+        peak = max(peak, count)
+        assert time.monotonic() < deadline, f"no swap in {directory}"
+        time.sleep(0.002)
+    os.kill(broker.pid, signal.SIGSTOP)
+    return cleaned_files(directory)
+
+
+def check_read(bootstrap: str, topic: str, written: Written, start: int = 0) -> list[int]:
+    """Read from ``start``: offsets ascend without repeats, each record is the one written at
+    its offset, and every key's latest value from ``start`` on is there. The offsets read."""
+    seen = read_partition(bootstrap, topic, committed=False, start=start)
+    offsets = [m.offset() for m in seen]
+    assert offsets == sorted(set(offsets)) and offsets[0] >= start, offsets[:20]
+    at = {offset: (key, value) for offset, key, value in written}
+    wrong = [m.offset() for m in seen if (m.key(), m.value()) != at[m.offset()]]
+    assert not wrong, f"records not as written at offsets {wrong[:10]}"
+    newest = {key: offset for offset, key, _ in written if offset >= start}
+    missing = sorted(set(newest.values()) - set(offsets))
+    assert not missing, f"the latest values at {missing[:10]} are gone"
+    return offsets
+
+
+def test_kill9_in_the_middle_of_cleaning_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    """A broker process killed in the cleaner's second pass, then in its swap, restarted
+    on the same data: every record it keeps is the one written at its offset, the latest
+    value of each key stays, and the next cleaning completes."""
+    data = tmp_path / "data"
+    broker = BrokerProcess(data, config={**CLEANER, "log.cleaner.enable": "false"}).start()
+    try:
+        topic = new_topic(broker, **{"segment.bytes": "16384"})
+        records: list[tuple[bytes, bytes | None]] = [
+            (f"k{i % 150}".encode(), b"%05d" % i + b"." * 100) for i in range(6000)
+        ]
+        written = write(broker, topic, records)  # ~0.8 MB: about 45 segments
+        broker.stop()
+        directory = data / f"{topic}-0"
+        written_sizes = sizes(directory)
+        assert len(written_sizes) > 20, written_sizes
+        middle = written[len(written) // 2][0]
+        # Both passes read the ~0.8 MB at 400 kB/s; pass 2 writes one cleaned segment per
+        # segment, then the swap replaces them one by one.
+        broker.config = {**CLEANER, "log.cleaner.io.max.bytes.per.second": "400000"}
+        log_start = broker.log_file.stat().st_size
+        broker.start()
+        wait_for_cleaned(directory, 4)
+        broker.kill()  # in pass 2: nothing swapped in
+        assert cleaned_files(directory) and sizes(directory) == written_sizes
+
+        broker.start()  # the throttled cleaner starts over
+        left = pause_in_the_swap(broker, directory)
+        broker.kill()
+        assert left, "the swap ended before the broker was stopped"
+        now = sizes(directory)  # some segments swapped in (or committed: .log.swap), not all
+        assert {n for n, size in now.items() if size == written_sizes.get(n)}, "all swapped"
+        swapped = {n for n, size in now.items() if size < written_sizes.get(n, 0)}
+        assert swapped or list(directory.glob("*.log.swap")), "none swapped"
+        assert "Cleaned log" not in broker.log_file.read_text()[log_start:]
+
+        broker.config = CLEANER  # unthrottled: it cleans at once, as the log is read
+        broker.start()
+        assert check_read(broker.bootstrap_servers, topic, written)[-1] == written[-1][0]
+        check_read(broker.bootstrap_servers, topic, written, start=middle)
+        deadline = time.monotonic() + 15
+        while f"Cleaned log {topic}-0 " not in broker.log_file.read_text()[log_start:]:
+            assert time.monotonic() < deadline, "the cleaning after the restarts never ended"
+            time.sleep(0.05)
+        assert not [p for p in directory.iterdir() if p.suffix in (".cleaned", ".swap")]
+        active = max(int(p.stem) for p in directory.glob("*.log"))
+        offsets = check_read(broker.bootstrap_servers, topic, written)
+        assert offsets == expected(written, active)
+        from_middle = check_read(broker.bootstrap_servers, topic, written, start=middle)
+        assert from_middle == [o for o in offsets if o >= middle]
+    finally:
+        broker.stop()
