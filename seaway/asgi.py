@@ -19,7 +19,8 @@ import socket
 import ssl
 import threading
 import time
-from typing import Any, Final, Self
+from collections.abc import Sequence
+from typing import Any, Final, Protocol, Self
 
 import uvicorn
 
@@ -42,9 +43,18 @@ def bind(host: str, port: int) -> socket.socket:
     return socket.create_server(address[:2], family=family)
 
 
+class Background(Protocol):
+    """Work that runs while a server serves (e.g. a metrics history's sampling)."""
+
+    def start(self) -> Any: ...
+
+    def stop(self) -> None: ...
+
+
 class AsgiServer:
     """Serves *app* on *addresses* from a daemon thread named *name*; :meth:`stop` lets
-    requests in flight finish for up to *shutdown_timeout_s* seconds."""
+    requests in flight finish for up to *shutdown_timeout_s* seconds. Each of *background*
+    is started once the server accepts connections and stopped before it closes."""
 
     def __init__(
         self,
@@ -54,6 +64,7 @@ class AsgiServer:
         name: str = "seaway-http",
         access_log: bool = False,
         shutdown_timeout_s: int = 5,
+        background: Sequence[Background] = (),
     ) -> None:
         if not addresses:
             raise ValueError("AsgiServer needs an address to serve on")
@@ -67,6 +78,7 @@ class AsgiServer:
         self._sockets: list[socket.socket] = []
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
+        self._background = tuple(background)
 
     def start(self, timeout_s: float = 30.0) -> Self:
         """Bind every address and serve; returns once the server accepts connections.
@@ -101,6 +113,8 @@ class AsgiServer:
                 self.stop()
                 raise RuntimeError(f"{self.name} did not start on {self.url}")
             time.sleep(0.01)
+        for work in self._background:
+            work.start()
         return self
 
     def _run(self) -> None:
@@ -112,6 +126,8 @@ class AsgiServer:
 
     def stop(self) -> None:
         """Stop accepting, let requests in flight finish, release the ports and join."""
+        for work in self._background:
+            work.stop()
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:

@@ -65,7 +65,10 @@ class AdminServer(AsgiServer):
             lambda: chain(metrics.registry.collect(), lag_source(metrics)),
             (*HISTORY_TRACKS, LAG_TRACK), interval_s=interval_s, name="seaway-broker-history",
         )  # fmt: skip
-        super().__init__(create_app(metrics, self.history), (host, port), name="seaway-admin")
+        super().__init__(
+            create_app(metrics, self.history), (host, port), name="seaway-admin",
+            background=(self.history,),
+        )  # fmt: skip
 
     def start(self, timeout_s: float = 30.0) -> Self:
         try:
@@ -75,9 +78,4 @@ class AdminServer(AsgiServer):
                 f"Cannot serve the admin API on {self.host}:{self.port} ({error}): set "
                 "admin.listener to a free address, e.g. http://127.0.0.1:0"
             ) from error
-        self.history.start()
         return self
-
-    def stop(self) -> None:
-        self.history.stop()
-        super().stop()

@@ -154,7 +154,9 @@ class MetricsServer(AsgiServer):
             MirrorCollector(registry).collect, HISTORY_TRACKS, name="seaway-mirror-history"
         )
         app = create_app(registry, self.history, console)
-        super().__init__(app, (host, port), name="seaway-metrics-server")
+        super().__init__(
+            app, (host, port), name="seaway-metrics-server", background=(self.history,)
+        )
         self.registry = registry
 
     def start(self, timeout_s: float = 30.0) -> Self:
@@ -165,12 +167,7 @@ class MetricsServer(AsgiServer):
                 f"Cannot serve mirror metrics on {self.host}:{self.port} ({error}); "
                 "set seaway.metrics.port to a free port (0 picks one)"
             ) from error
-        self.history.start()
         return self
-
-    def stop(self) -> None:
-        self.history.stop()
-        super().stop()
 
     @property
     def report_url(self) -> str:
