@@ -123,8 +123,10 @@ def produce(
     value_size: int,
     flush_timeout: float = 600.0,
     client: Mapping[str, Any] = _NONE,
+    keys: int = 0,
 ) -> Throughput:
-    """Produce ``records`` values of ``value_size`` bytes round-robin over ``destinations``.
+    """Produce ``records`` values of ``value_size`` bytes round-robin over ``destinations``
+    (with *keys*, record ``i`` has the key ``key-<i % keys>``, counted in the bytes).
 
     ``destinations`` are ``(topic, partition)`` pairs (partition -1 lets the client's
     partitioner choose). Timing runs from the first ``produce()`` until ``flush()``
@@ -138,12 +140,14 @@ def produce(
         producer.list_topics(topic, timeout=30)  # connect and load metadata before timing
     value = os.urandom(value_size)
     count = len(destinations)
+    names = [b"key-%08d" % i for i in range(keys)]
     started = time.perf_counter()
     for index in range(records):
         topic, partition = destinations[index % count]
+        key = names[index % keys] if keys else None
         while True:
             try:
-                producer.produce(topic, value, partition=partition)
+                producer.produce(topic, value, key, partition=partition)
                 break
             except BufferError:
                 producer.poll(0.005)  # local queue full: let deliveries drain
@@ -153,7 +157,8 @@ def produce(
         raise TimeoutError(f"{remaining} records still unacknowledged after {flush_timeout}s")
     if errors.count:
         raise KafkaException(errors.first)
-    return Throughput(records=records, bytes=records * value_size, seconds=seconds)
+    key_bytes = sum(len(names[i % keys]) for i in range(records)) if keys else 0
+    return Throughput(records=records, bytes=records * value_size + key_bytes, seconds=seconds)
 
 
 def stored_records(consumer: Consumer, partitions: Sequence[TopicPartition]) -> int:

@@ -26,14 +26,12 @@ The last stdout line is the JSON report.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from bench._report import (
@@ -52,7 +50,7 @@ from bench._report import (
     us_per,
 )
 from bench._util import MB, progress
-from bench._workload import PRODUCER_CONFIG, Throughput
+from bench._workload import Throughput, produce
 
 DEFAULT_RECORDS = 1_000_000
 QUICK_RECORDS = 100_000
@@ -78,38 +76,6 @@ class ProduceRun:
     log_bytes: int = 0
 
 
-def produce_keyed(bootstrap: str, records: int, keys: int, value_size: int) -> Throughput:
-    """``records`` values of ``value_size`` bytes, keys ``key-<i % keys>``, to partition 0;
-    timed from the first ``produce()`` to the end of ``flush()``."""
-    failed: list[Any] = []
-
-    def on_delivery(error: Any, _message: Any) -> None:
-        if error is not None:
-            failed.append(error)
-
-    producer = Producer(
-        {"bootstrap.servers": bootstrap, **PRODUCER_CONFIG, "on_delivery": on_delivery}
-    )
-    producer.list_topics(TOPIC, timeout=30)
-    value = os.urandom(value_size)
-    names = [b"key-%08d" % i for i in range(keys)]
-    started = time.perf_counter()
-    for i in range(records):
-        while True:
-            try:
-                producer.produce(TOPIC, value, names[i % keys], 0)
-                break
-            except BufferError:
-                producer.poll(0.005)
-    if producer.flush(600):
-        raise TimeoutError("records still unacknowledged after 600 s")
-    seconds = time.perf_counter() - started
-    if failed:
-        raise KafkaException(failed[0])
-    key_bytes = sum(len(names[i % keys]) for i in range(records))
-    return Throughput(records, records * value_size + key_bytes, seconds)
-
-
 def run_broker(data: Path, args: Any, cleaner: bool, policy: str = "compact") -> ProduceRun:
     """Produce the workload into a fresh broker with its cleaner on or off; with it on, wait
     until the cleaner has caught up."""
@@ -127,8 +93,8 @@ def run_broker(data: Path, args: Any, cleaner: bool, policy: str = "compact") ->
         admin.create_topics([NewTopic(TOPIC, 1, 1, config=topic_config)])[TOPIC].result(30)
         progress(f"{policy}, cleaner {'on' if cleaner else 'off'}: producing {args.records:,}")
         with CpuMeter(client=own_cpu, broker=process_cpu(broker.pid)) as meter:
-            result = produce_keyed(broker.bootstrap_servers, args.records, args.keys,
-                                   args.value_size)  # fmt: skip
+            result = produce(broker.bootstrap_servers, [(TOPIC, 0)], args.records,
+                             args.value_size, keys=args.keys)  # fmt: skip
         progress(f"  {result.records_per_s:,.0f} records/s, {result.mb_per_s:,.1f} MB/s")
         run = ProduceRun(result, dict(meter.used))
         if cleaner:
