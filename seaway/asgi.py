@@ -24,7 +24,7 @@ from typing import Any, Final, Protocol, Self
 
 import uvicorn
 
-__all__ = ["AsgiServer", "bind"]
+__all__ = ["AsgiServer", "Background", "bind"]
 
 log = logging.getLogger(__name__)
 

@@ -19,13 +19,13 @@ from typing import Self
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from seaway.asgi import AsgiServer
 from seaway.broker.console_views import LAG_TRACK, broker_console, lag_source
 from seaway.broker.metrics import CONTENT_TYPE, HISTORY_TRACKS, BrokerMetrics
-from seaway.console import console_routes
+from seaway.console import console_routes, history_route
 from seaway.metrics_history import MetricsHistory
 
 __all__ = ["AdminServer", "create_app"]
@@ -39,16 +39,9 @@ def create_app(metrics: BrokerMetrics, history: MetricsHistory) -> Starlette:
     def prometheus(request: Request) -> Response:
         return Response(metrics.exposition(), media_type=CONTENT_TYPE)
 
-    def api_history(request: Request) -> Response:
-        params = request.query_params
-        try:
-            return JSONResponse(history.query(params.getlist("name"), params.get("since")))
-        except ValueError as error:
-            return PlainTextResponse(f"{error}\n", 400)
-
     routes: list[BaseRoute] = [
         Route("/metrics", prometheus),
-        Route("/api/history", api_history),
+        history_route(history),
         *console_routes(broker_console(metrics, history)),  # the web console at /ui
     ]
     return Starlette(routes=routes)

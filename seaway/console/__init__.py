@@ -9,7 +9,7 @@ safe HTML: :mod:`~seaway.console.markup`; providers over any Kafka cluster (Conn
 mirror's): :mod:`~seaway.console.kafka_views`.
 """
 
-from seaway.console.app import PATH, console_app, console_routes
+from seaway.console.app import PATH, console_app, console_routes, history_route
 from seaway.console.views import (
     Action,
     ActionError,
@@ -39,4 +39,5 @@ __all__ = [
     "TopicView",
     "console_app",
     "console_routes",
+    "history_route",
 ]

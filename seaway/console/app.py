@@ -23,14 +23,21 @@ from urllib.parse import parse_qs, urlsplit
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import BaseRoute, Mount, Route
 
 from seaway.console import pages
 from seaway.console.markup import Markup, join, tag
 from seaway.console.views import Action, ActionError, Console
+from seaway.metrics_history import MetricsHistory
 
-__all__ = ["PATH", "console_app", "console_routes"]
+__all__ = ["PATH", "console_app", "console_routes", "history_route"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +63,21 @@ def console_routes(console: Console, path: str = PATH) -> list[BaseRoute]:
         return RedirectResponse(str(request.url.replace(path=request.url.path + "/")), 307)
 
     return [Route(path, to_slash), Mount(path, app=console_app(console))]
+
+
+def history_route(history: MetricsHistory, path: str = "/api/history") -> Route:
+    """``GET /api/history``: *history* as JSON (``?name=`` picks series, repeatable;
+    ``?since=<epoch s>`` later points only; a bad value answers 400 with the reason), as the
+    broker's admin port and the mirror's metrics port serve it."""
+
+    def api_history(request: Request) -> Response:
+        params = request.query_params
+        try:
+            return JSONResponse(history.query(params.getlist("name"), params.get("since")))
+        except ValueError as error:
+            return PlainTextResponse(f"{error}\n", 400)
+
+    return Route(path, api_history)
 
 
 def _base(request: Request) -> str:

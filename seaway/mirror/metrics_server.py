@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from seaway.asgi import AsgiServer
-from seaway.console import Console, console_routes
+from seaway.console import Console, console_routes, history_route
 from seaway.metrics_history import MetricsHistory, Track
 from seaway.mirror.metrics import METRICS, MirrorMetrics, apply_report
 
@@ -119,21 +119,13 @@ def create_app(
             return PlainTextResponse(f"bad report: {error}\n", 400)
         return Response(status_code=204)
 
-    def api_history(request: Request) -> Response:
-        assert history is not None
-        params = request.query_params
-        try:
-            return JSONResponse(history.query(params.getlist("name"), params.get("since")))
-        except ValueError as error:
-            return PlainTextResponse(f"{error}\n", 400)
-
     routes: list[BaseRoute] = [
         Route("/metrics", metrics),
         Route("/mbeans", mbeans),
         Route(REPORT_PATH, report, methods=["POST"]),
     ]
     if history is not None:
-        routes.append(Route("/api/history", api_history))
+        routes.append(history_route(history))
     if console is not None:
         routes.extend(console_routes(console))  # the web console at /ui
     return Starlette(routes=routes)

@@ -107,6 +107,12 @@ def test_connect_console(
         page.wait_for_timeout(1000)
     legend = page.locator("figure.plot", has_text="Records per second").locator("ul.legend")
     assert "files" in legend.inner_text()
+    history = rest.ok("GET", "/api/history?name=records_per_s")  # the plot's data as JSON
+    assert {s["name"] for s in history["series"]} == {"records_per_s"}
+    assert any(
+        s["labels"] == {"connector": "files"} and any(v for v in s["values"] if v)
+        for s in history["series"]
+    ), history
     screenshot(page, tmp_path, "connect-overview")
 
     # The worker's cluster: its topics, and the app's lag.

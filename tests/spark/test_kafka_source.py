@@ -319,7 +319,7 @@ def test_missing_topic_and_unreachable_broker(
             spark,
             "127.0.0.1:1",
             subscribe="x",
-            **{"kafka.socket.connection.setup.timeout.ms": "2000"},
+            **{"kafka.default.api.timeout.ms": "3000"},
         ).count()
 
 

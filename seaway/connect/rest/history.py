@@ -4,9 +4,9 @@ task counts, sampled every 5 s from the herder's own ``/metrics`` text
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
-from seaway.connect.runtime.herder import Herder
 from seaway.metrics_history import MetricsHistory, Track, text_source
 
 __all__ = ["HISTORY_TRACKS", "worker_history"]
@@ -24,8 +24,7 @@ HISTORY_TRACKS: Final = (
 )  # fmt: skip
 
 
-def worker_history(herder: Herder) -> MetricsHistory:
-    """The history of *herder*'s metrics (not sampling until started)."""
-    return MetricsHistory(
-        text_source(herder.metrics_exposition), HISTORY_TRACKS, name="seaway-connect-history"
-    )
+def worker_history(exposition: Callable[[], bytes | str]) -> MetricsHistory:
+    """The history of a worker's metrics, read from *exposition* (its Prometheus text; not
+    sampling until started)."""
+    return MetricsHistory(text_source(exposition), HISTORY_TRACKS, name="seaway-connect-history")

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import Receive, Scope, Send
 
-from seaway.asgi import AsgiServer
+from seaway.asgi import AsgiServer, Background
 from seaway.config import ConfigException
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.rest.app import Surface, create_app
@@ -35,7 +35,6 @@ from seaway.connect.rest.basic_auth import (
 from seaway.connect.rest.history import worker_history
 from seaway.connect.rest.loggers import Loggers
 from seaway.connect.runtime.herder import Herder
-from seaway.metrics_history import MetricsHistory
 from seaway.security.tls import TlsSettings
 
 __all__ = [
@@ -188,6 +187,7 @@ def _server(
     tls: TlsSettings | None,
     key: str,
     served: dict[str, Any],
+    background: Sequence[Background] = (),
 ) -> AsgiServer:
     """The HTTP server of *listeners* (the setting *key*): http, or https with *tls*."""
     protocols = {listener.protocol for listener in listeners}
@@ -206,6 +206,7 @@ def _server(
         *((listener.host, listener.port) for listener in listeners),
         ssl_context=ssl_context,
         name=f"seaway-rest-{key}",
+        background=background,
         **served,
     )
 
@@ -250,7 +251,12 @@ class RestServer:
         self._loggers = loggers or Loggers()
         served = {"access_log": access_log, "shutdown_timeout_s": graceful_shutdown_timeout}
         self._switch = _Switch()
-        self._http = _server(self._switch, self.listeners, tls, "listeners", served)
+        self.herder: Herder | None = None
+        # /api/history: sampled while the main listeners serve, from whichever herder is attached
+        self.history = worker_history(self._metrics_text)
+        self._http = _server(
+            self._switch, self.listeners, tls, "listeners", served, background=(self.history,)
+        )
         # admin.listeners: unset, /admin/* on the main listeners; empty, nowhere; else only
         # on these, outside the REST extensions (as in Kafka: basic auth does not guard them).
         self.admin_listeners: list[Listener] | None = None
@@ -262,26 +268,21 @@ class RestServer:
             if self.admin_listeners:
                 self._admin_http = _server(self._admin_switch, self.admin_listeners, admin_tls,
                                            "admin.listeners", served)  # fmt: skip
-        self.herder: Herder | None = None
-        self.history: MetricsHistory | None = None  # for /api/history, sampled while serving
-        self._serving = False
         if herder is not None:
             self.attach(herder)
 
     def attach(self, herder: Herder) -> None:
         """Serve the REST API of *herder* from now on."""
         self.herder = herder
-        if self.history is not None:
-            self.history.stop()
-        self.history = worker_history(herder)
-        if self._serving:
-            self.history.start()
         surface: Surface = "all" if self.admin_listeners is None else "api"
         app: Any = create_app(herder, loggers=self._loggers, surface=surface, history=self.history)
         if self._credentials is not None:
             app = BasicAuthMiddleware(app, self._credentials)
         self._switch.app = app
         self._admin_switch.app = create_app(herder, loggers=self._loggers, surface="admin")
+
+    def _metrics_text(self) -> bytes:
+        return self.herder.metrics_exposition() if self.herder is not None else b""
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -295,9 +296,6 @@ class RestServer:
         except (OSError, RuntimeError) as exc:
             self._http.stop()
             raise ConnectError(f"Unable to initialize REST server: {exc}") from exc
-        self._serving = True
-        if self.history is not None:
-            self.history.start()
         log.info("REST server listening at %s, advertising URL %s", self.url, self.advertised_url)
         if self.admin_url is not None:
             log.info("Admin REST endpoints (/admin/*) at %s", self.admin_url)
@@ -305,9 +303,6 @@ class RestServer:
     def stop(self) -> None:
         """Stop accepting, let requests in flight finish, and release the ports."""
         log.info("Stopping REST server")
-        self._serving = False
-        if self.history is not None:
-            self.history.stop()
         if self._admin_http is not None:
             self._admin_http.stop()
         self._http.stop()

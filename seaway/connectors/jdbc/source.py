@@ -53,6 +53,7 @@ from seaway.connect.api.data import SchemaBuilder, Struct
 from seaway.connect.api.replay import ReplayableSourceTask
 from seaway.connectors.jdbc import config as c
 from seaway.connectors.jdbc.dialects import Column, Dialect, dialect_from_config
+from seaway.java.hash_map import hash_map_order, string_hash
 
 __all__ = ["JdbcBulkSourceTask", "JdbcSourceConnector", "JdbcSourceTask"]
 
@@ -354,17 +355,17 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
         return ", ".join(keys)  # fmt: skip
 
     def _offset(self, incrementing: Any, stamp: Any) -> SourceOffset:
-        """A row's offset, keys in the order Java's HashMap writes them (Confluent's offsets
-        are looked up by their serialized bytes)."""
-        offset: dict[str, Any] = {}
+        """A row's offset as Confluent's ``TimestampIncrementingOffset.toMap`` builds it, keys
+        in the order its ``new HashMap<>(3)`` iterates (its offsets are looked up by their
+        serialized bytes)."""
+        entries: list[tuple[str, Any]] = []
+        if self.mode != c.TIMESTAMP:
+            entries.append(("incrementing", int(incrementing)))
         if self.mode != c.INCREMENTING:
             moment = self.dialect.to_datetime(stamp)
-            offset["timestamp_nanos"] = moment.microsecond * 1000
-        if self.mode != c.TIMESTAMP:
-            offset["incrementing"] = int(incrementing)
-        if self.mode != c.INCREMENTING:
-            offset["timestamp"] = int(moment.timestamp()) * 1000 + moment.microsecond // 1000
-        return offset
+            millis = int(moment.timestamp()) * 1000 + moment.microsecond // 1000
+            entries += [("timestamp", millis), ("timestamp_nanos", moment.microsecond * 1000)]
+        return dict(hash_map_order(entries, string_hash, initial_capacity=3))
 
     # --- replayable batches -----------------------------------------------------------------
 

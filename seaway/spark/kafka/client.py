@@ -22,7 +22,6 @@ log = logging.getLogger(__name__)
 
 __all__ = ["KafkaOffsetReader", "KafkaUnavailable"]
 
-_TIMEOUT_S = 30.0
 _ONE_BY_ONE = 4  # above this many partitions, offsets are listed in one batch
 
 
@@ -49,7 +48,7 @@ class KafkaOffsetReader:
 
     def _metadata(self) -> Any:
         try:
-            return self._consumer.list_topics(timeout=_TIMEOUT_S)
+            return self._consumer.list_topics(timeout=self.options.api_timeout_s)
         except KafkaException as e:
             raise KafkaUnavailable(
                 f"Cannot reach the Kafka cluster at kafka.bootstrap.servers="
@@ -107,11 +106,13 @@ class KafkaOffsetReader:
         return {tp: (low[tp], high[tp]) for tp in sorted(partitions)}
 
     def _watermark(self, topic: str, partition: int) -> tuple[int, int]:
-        deadline = time.monotonic() + _TIMEOUT_S
+        deadline = time.monotonic() + self.options.api_timeout_s
         while True:
             try:
                 low, high = self._consumer.get_watermark_offsets(
-                    TopicPartition(topic, partition), timeout=_TIMEOUT_S, cached=False
+                    TopicPartition(topic, partition),
+                    timeout=self.options.api_timeout_s,
+                    cached=False,
                 )
                 return int(low), int(high)
             except KafkaException as e:
@@ -155,7 +156,7 @@ class KafkaOffsetReader:
         level = isolation if isolation is not None else IsolationLevel.READ_UNCOMMITTED
         try:
             futures = self._admin.list_offsets(
-                request, isolation_level=level, request_timeout=_TIMEOUT_S
+                request, isolation_level=level, request_timeout=self.options.api_timeout_s
             )
             return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
         except KafkaException as e:
@@ -175,7 +176,7 @@ class KafkaOffsetReader:
             return {}
         query = [TopicPartition(t, p, ts) for (t, p), ts in sorted(timestamps.items())]
         try:
-            found = self._consumer.offsets_for_times(query, timeout=_TIMEOUT_S)
+            found = self._consumer.offsets_for_times(query, timeout=self.options.api_timeout_s)
         except KafkaException as e:
             raise KafkaUnavailable(
                 f"Cannot look up offsets by timestamp: {e.args[0].str()}"

@@ -99,8 +99,8 @@ SOURCE_CONFIG_DEF: Final = (
     .define("kafkaConsumer.pollTimeoutMs", Type.LONG, 120_000, _POSITIVE, doc="How long a "
             "task waits for records in its range before failing, in milliseconds.")
     .define("fetchOffset.numRetries", Type.INT, 3, _NATURAL, doc="Accepted for "
-            "compatibility, not used: each offset lookup waits up to 30 s, librdkafka "
-            "retrying within that time.")
+            "compatibility, not used: each offset lookup waits up to "
+            "`kafka.default.api.timeout.ms` (default 30 s), librdkafka retrying within that time.")
     .define("fetchOffset.retryIntervalMs", Type.LONG, 10, _NATURAL, doc="Accepted for "
             "compatibility, not used (as `fetchOffset.numRetries`).")
     .define("maxOffsetsPerTrigger", Type.LONG, None, _POSITIVE, doc="Streams: at most this "
@@ -194,6 +194,7 @@ class SourceOptions:
     max_records_per_partition: int | None = None
     group_id: str = ""
     include_headers: bool = False
+    api_timeout_s: float = 30.0
 
     def consumer_config(self) -> dict[str, Any]:
         """librdkafka settings for reading: the user's ``kafka.*`` plus what the source owns."""
@@ -276,6 +277,23 @@ def _split_kafka(
             'client (e.g. .option("kafka.bootstrap.servers", "localhost:9092")).'
         )
     return servers, params
+
+
+def _api_timeout_s(params: dict[str, str]) -> float:
+    """The Java consumer's ``default.api.timeout.ms`` (taken out of *params*: librdkafka has
+    no such setting): how long the driver's metadata and offset lookups wait for the cluster.
+    30 s when not set (the Java client's default is 60 s)."""
+    raw = params.pop("default.api.timeout.ms", "30000")
+    try:
+        timeout_ms = int(raw)
+    except ValueError:
+        timeout_ms = -1
+    if timeout_ms <= 0:
+        raise KafkaOptionError(
+            f"Kafka option 'kafka.default.api.timeout.ms' must be a positive number of "
+            f"milliseconds, got '{raw}'."
+        )
+    return timeout_ms / 1000
 
 
 def _json_object(key: str, raw: str, example: str) -> dict[str, Any]:
@@ -420,6 +438,7 @@ def parse_source_options(options: Mapping[str, str], *, streaming: bool) -> Sour
         )
     group_id = params.pop("group.id", None) or f"{values['groupIdPrefix']}-{uuid.uuid4()}"
     return SourceOptions(
+        api_timeout_s=_api_timeout_s(params),
         bootstrap_servers=servers,
         kafka_params=params,
         **topics,

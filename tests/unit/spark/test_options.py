@@ -37,6 +37,22 @@ def test_defaults_and_kafka_passthrough() -> None:
     assert (batch.starting.kind, batch.ending.kind) == ("earliest", "latest")
 
 
+def test_default_api_timeout_bounds_the_driver_lookups_and_is_not_passed_on() -> None:
+    assert parse_source_options({**BASE, "subscribe": "a"}, streaming=True).api_timeout_s == 30
+    o = parse_source_options(
+        {**BASE, "subscribe": "a", "kafka.default.api.timeout.ms": "2500"}, streaming=True
+    )
+    assert o.api_timeout_s == 2.5
+    assert "default.api.timeout.ms" not in o.consumer_config()
+    for bad in ("0", "-5", "soon"):
+        with pytest.raises(
+            KafkaOptionError, match=re.escape("'kafka.default.api.timeout.ms' must be a")
+        ):
+            parse_source_options(
+                {**BASE, "subscribe": "a", "kafka.default.api.timeout.ms": bad}, streaming=True
+            )
+
+
 def test_names_are_case_insensitive_and_values_typed() -> None:
     o = parse_source_options(
         {
