@@ -38,7 +38,6 @@ __all__ = [
     "build_batch",
     "control_type",
     "decode_records",
-    "record_keys_present",
     "record_timestamps",
 ]
 
@@ -160,16 +159,6 @@ def build_batch(
 def record_timestamps(batch: bytes | bytearray | memoryview) -> list[tuple[int, int]]:
     """``(offset, timestamp)`` of every record of one whole batch (ListOffsets by time)."""
     return [(r.offset, r.timestamp) for r in decode_records(batch)[1]]
-
-
-def record_keys_present(batch: bytes | bytearray | memoryview) -> bool:
-    """Whether every record of a whole batch has a non-null key (compacted topics need it)."""
-    return all(r.key is not None for r in decode_records(batch)[1])
-
-
-def records_without_key(batch: bytes | bytearray | memoryview) -> list[int]:
-    """The indexes in the batch of the records whose key is null."""
-    return [i for i, r in enumerate(decode_records(batch)[1]) if r.key is None]
 
 
 CONTROL_ABORT = 0

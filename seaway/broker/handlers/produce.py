@@ -22,11 +22,11 @@ import time
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.broker.log.key_scan import null_keys, records_section
 from seaway.broker.log.partition import PartitionLog
 from seaway.broker.quotas import quota_user
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
-from seaway.protocol.record_codec import record_keys_present, records_without_key
 from seaway.protocol.records import InvalidBatch, iter_batches, parse_header, validate_batch
 from seaway.security.acl import AclOperation, ResourceType
 
@@ -71,10 +71,10 @@ def _check_batch(
         )
     if header.compression == _ZSTD and version < 7:
         raise KafkaError(ErrorCode.unsupported_compression_type, "zstd needs Produce v7+")
-    if compacted and not record_keys_present(data):
+    if compacted and (keyless := null_keys(records_section(header, data), header.records_count)):
         raise RecordErrors(
             [(i, f"Compacted topic cannot accept message without key in topic partition "
-                 f"{partition}.") for i in records_without_key(data)]
+                 f"{partition}.") for i in keyless]
         )  # fmt: skip
     return header, data
 

@@ -19,7 +19,7 @@ from seaway.protocol.compression import compress, decompress
 from seaway.protocol.records import ATTR_COMPRESSION_MASK, BATCH_OVERHEAD, BatchHeader
 from seaway.protocol.varint import read_varint
 
-__all__ = ["empty_batch", "filter_batch"]
+__all__ = ["empty_batch", "filter_batch", "with_records"]
 
 _LENGTH_AT = 8
 _CRC_AT = 17
@@ -52,11 +52,20 @@ def filter_batch(batch: bytes | memoryview, header: BatchHeader, keep: Sequence[
         return bytes(batch)
     if not any(keep):
         return empty_batch(batch, header)
-    codec = header.compression
-    data = decompress(codec, bytes(batch[BATCH_OVERHEAD : header.size]))
+    data = decompress(header.compression, bytes(batch[BATCH_OVERHEAD : header.size]))
     spans = _record_spans(data, header.records_count)
     kept = b"".join(data[start:end] for (start, end), k in zip(spans, keep, strict=True) if k)
-    return _finish(bytearray(batch[:BATCH_OVERHEAD]), compress(codec, kept), sum(keep))
+    return with_records(batch, header, kept, sum(keep))
+
+
+def with_records(
+    batch: bytes | memoryview, header: BatchHeader, records: bytes, count: int
+) -> bytes:
+    """The batch with ``records`` (``count`` of its own records, uncompressed, byte for byte)
+    in place of its records, compressed as they were."""
+    if not count:
+        return empty_batch(batch, header)
+    return _finish(bytearray(batch[:BATCH_OVERHEAD]), compress(header.compression, records), count)
 
 
 def empty_batch(batch: bytes | memoryview, header: BatchHeader) -> bytes:

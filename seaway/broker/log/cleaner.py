@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from seaway.broker.log import swap
-from seaway.broker.log.batch_filter import empty_batch, filter_batch
+from seaway.broker.log.batch_filter import empty_batch, filter_batch, with_records
+from seaway.broker.log.key_scan import map_keys, records_section, retain
 from seaway.broker.log.offset_map import OffsetMap
 from seaway.broker.log.segment import Segment
 from seaway.broker.log.throttler import Throttler
@@ -226,9 +227,8 @@ class _Cleaner:
                     continue
                 if offset_map.size + header.records_count > offset_map.capacity:
                     return max(header.base_offset, first_dirty)
-                for record in decode_records(data)[1]:
-                    if record.key is not None:
-                        offset_map.put(record.key, record.offset)
+                records = records_section(header, data)
+                map_keys(offset_map, records, header.records_count, header.base_offset)
         return self.plan.end
 
     # -- pass 2 ------------------------------------------------------------------------
@@ -242,6 +242,20 @@ class _Cleaner:
         if i == len(self.range_ends):
             return False
         return plan.clean_ranges[i][1] + plan.delete_retention_ms <= plan.now_ms
+
+    def _tombstone_horizon(self, first: int, last: int) -> int | None:
+        """An offset ``h`` such that a tombstone at an offset ``o`` in ``[first, last]`` may
+        go exactly when ``o < h``; None if no offset splits them so."""
+        cuts = set(self.range_ends[bisect_right(self.range_ends, first) :
+                                   bisect_right(self.range_ends, last)])  # fmt: skip
+        if first < self.plan.first_dirty <= last:
+            cuts.add(self.plan.first_dirty)
+        starts = [first, *sorted(cuts)]  # where _horizon_passed may change
+        passed = [self._horizon_passed(start) for start in starts]
+        n = passed.index(False) if False in passed else len(passed)
+        if any(passed[n:]):
+            return None
+        return starts[n] if n < len(starts) else last + 1
 
     def _keep_record(self, record: Record, offset_map: OffsetMap) -> bool:
         if record.key is None:
@@ -270,10 +284,7 @@ class _Cleaner:
         if header.base_offset >= mapped_end:
             out = bytes(data), header
         elif header.records_count and not self._is_aborted(header):
-            keep = [self._keep_record(r, offset_map) for r in decode_records(data)[1]]
-            if any(keep):
-                rewritten = filter_batch(data, header, keep)
-                out = (rewritten, header if all(keep) else parse_header(rewritten))
+            out = self._kept_records(header, data, offset_map)
         last_of_producer = header.has_producer_id and (
             self.plan.producer_last.get(pid) == header.last_offset
         )
@@ -283,6 +294,27 @@ class _Cleaner:
         if out is not None and header.is_transactional:
             self.txn_kept[pid] = True
         return out
+
+    def _kept_records(
+        self, header: BatchHeader, data: memoryview, offset_map: OffsetMap
+    ) -> tuple[bytes, BatchHeader] | None:
+        """The batch with the records compaction keeps, and its header (None: no record)."""
+        count = header.records_count
+        horizon = self._tombstone_horizon(header.base_offset, header.last_offset)
+        if horizon is not None:  # the key scan (:mod:`key_scan`)
+            kept, records = retain(
+                offset_map, records_section(header, data), count, header.base_offset, horizon
+            )
+            rewritten = with_records(data, header, records, kept) if 0 < kept < count else b""
+        else:  # delete horizons that pass, then not, then do within one batch: record by record
+            keep = [self._keep_record(r, offset_map) for r in decode_records(data)[1]]
+            kept = sum(keep)
+            rewritten = filter_batch(data, header, keep) if 0 < kept < count else b""
+        if not kept:
+            return None
+        if kept == count:
+            return bytes(data), header
+        return rewritten, parse_header(rewritten)
 
     def write_group(
         self, group: Sequence[SourceSegment], end: int, offset_map: OffsetMap, mapped_end: int

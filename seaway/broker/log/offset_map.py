@@ -1,13 +1,18 @@
 """The cleaner's key map: key -> offset of its latest record, in a fixed memory budget.
 
-Like Kafka's ``SkimpyOffsetMap`` it stores a hash of each key, not the key: 8 bytes of
-BLAKE2b and an 8-byte offset per slot, in two :mod:`array` buffers with linear probing.
-Two keys whose hashes collide (odds about n²/2⁶⁵) count as one, as they do in Kafka.
+Like Kafka's ``SkimpyOffsetMap`` it stores a hash of each key, not the key: an 8-byte hash
+and an 8-byte offset per slot, in two :mod:`array` buffers with linear probing. Two keys
+whose hashes collide (odds about n²/2⁶⁵) count as one, as they do in Kafka.
+
+The hash is Python's own of the key's bytes (SipHash, keyed at random per process), which
+C computes as fast as Python: a map lives only in memory, for one cleaning in one process,
+so nothing needs the same hash across processes. A batch's records are put and looked up
+by the C loops of :mod:`key_scan`, over the same buffers, or with the same results by
+:meth:`OffsetMap.put` and :meth:`OffsetMap.get`.
 """
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 
 __all__ = ["OffsetMap"]
@@ -17,8 +22,7 @@ _EMPTY = 0
 
 
 def _hash(key: bytes) -> int:
-    value = int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big", signed=True)
-    return value or 1  # 0 marks an empty slot
+    return hash(key) or 1  # 0 marks an empty slot; the C loops compute the same
 
 
 class OffsetMap:
@@ -39,6 +43,11 @@ class OffsetMap:
         """A map within ``memory`` bytes, no larger than ``keys`` keys need."""
         wanted = int(keys / load_factor) + 1
         return cls(min(memory // SLOT_BYTES, wanted), load_factor)
+
+    @property
+    def buffers(self) -> tuple[array[int], array[int]]:
+        """The int64 slots: key hashes (0: empty) and offsets, for the C loops."""
+        return self._hashes, self._offsets
 
     @property
     def full(self) -> bool:

@@ -8,7 +8,6 @@ from seaway.protocol.record_codec import (
     CONTROL_ABORT,
     CONTROL_COMMIT,
     control_type,
-    record_keys_present,
     record_timestamps,
 )
 from seaway.protocol.records import (
@@ -67,11 +66,6 @@ def test_log_append_time_restamps_header_and_crc() -> None:
     assert header.max_timestamp == 99_000
     assert header.attributes & 0x08
     assert record_timestamps(bytes(batch)) == [(0, 99_000), (1, 99_000)]
-
-
-def test_record_keys_present() -> None:
-    assert record_keys_present(make_batch([b"v"], keys=[b"k"]))
-    assert not record_keys_present(make_batch([b"v", b"w"], keys=[b"k", None]))
 
 
 def test_control_batch_is_a_valid_transaction_marker() -> None:
