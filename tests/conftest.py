@@ -14,17 +14,17 @@ import pytest
 from seaway.broker import BrokerThread
 from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 
-# How `make test` spreads the suite over its two xdist workers.
-# Light tests (no Spark, no worker processes) are units of their own, on either worker. The
-# engines (Spark, Connect workers, mirrors, databases) run one after the other as one unit,
-# except the "late" ones: tests that mostly wait on brokers and polls (20-50% of the two
-# cores), handed to the other worker once the light tests are done, to overlap the engines.
-# The Spark standalone cluster tests run last (pytest_collection_modifyitems): by then
-# nothing runs beside them, as their executors starve on two busy cores. (xdist's own
-# loadgroup cannot do this under pytest 9.2: it renames node ids through an attribute pytest
-# no longer reads.)
+# How `make test` spreads the suite over its two xdist workers. Light tests (no Spark, no
+# worker processes) are units of their own, on either worker. The engines (Spark, Connect
+# workers, mirrors, databases) run one after the other as one unit: together they keep the
+# two cores ~70% busy, and a second engine beside them stretches both (measured: the Connect
+# tests took 30-120% longer, the run no shorter). So the engines start with the tests that
+# mostly wait on brokers and polls (20-50% of the two cores), which overlap the light tests
+# on the other worker at little cost, and end with the Spark standalone cluster tests, whose
+# executors starve when anything runs beside them. (xdist's own loadgroup cannot do this
+# under pytest 9.2: it renames node ids through an attribute pytest no longer reads.)
 _LIGHT_DIRS = ("unit", "broker", "kafka", "cli_admin")
-_LATE_MODULES = frozenset(
+_WAITING_MODULES = frozenset(
     [f"tests/registry/{m}.py" for m in ("test_avro_converter", "test_avro_pipeline",
                                           "test_schema_registry")]
     + [f"tests/connect/{m}.py" for m in ("test_walkthrough", "test_rest_api",
@@ -36,12 +36,16 @@ _LATE_MODULES = frozenset(
                                         "test_sink_replay", "test_source_flow",
                                         "test_topic_sync", "test_topologies", "test_verify")]
 )  # fmt: skip
-_LATE = "engines-late"
 _LAST_DIR = "tests/cluster/"
 
 
+def _engine_order(item: pytest.Item) -> int:
+    module = item.nodeid.split("::", 1)[0]
+    return 0 if module in _WAITING_MODULES else 2 if module.startswith(_LAST_DIR) else 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: item.nodeid.startswith(_LAST_DIR))  # stable: the rest keep order
+    items.sort(key=_engine_order)  # stable: within each part, the collection's order
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -49,20 +53,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling
 
     class EnginesApart(LoadScopeScheduling):
-        """Each light test its own unit; the other tests in two units, "engines" and the
-        late one, handed out only when nothing else is left."""
+        """Each light test its own unit; every other test in one unit, "engines"."""
 
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            parts = module.split("/")
-            if len(parts) > 2 and parts[1] in _LIGHT_DIRS:
-                return nodeid
-            return _LATE if module in _LATE_MODULES else "engines"
-
-        def _assign_work_unit(self, node: Any) -> None:
-            if _LATE in self.workqueue and len(self.workqueue) > 1:
-                self.workqueue.move_to_end(_LATE)
-            super()._assign_work_unit(node)
+            parts = nodeid.split("::", 1)[0].split("/")
+            return nodeid if len(parts) > 2 and parts[1] in _LIGHT_DIRS else "engines"
 
     return EnginesApart(config, log)
 
