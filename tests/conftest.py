@@ -62,6 +62,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return EnginesApart(config, log)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_pooled_client_outlives_its_module() -> Iterator[None]:
+    """Close the process's shared clients (seaway.kafka.pool) after each module, whose
+    brokers stop with it: a pooled client of a stopped broker would go on reconnecting."""
+    yield
+    from seaway.kafka import pool
+
+    pool.close_all()
+
+
 @pytest.fixture(scope="session")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerThread]:
     """The shared in-process broker, listening on a free port."""
