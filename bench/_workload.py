@@ -78,11 +78,16 @@ def create_topics(
     partitions: int,
     timeout: float = 60.0,
     client: Mapping[str, Any] = _NONE,
+    config: Mapping[str, str] = _NONE,
 ) -> None:
-    """Create ``names`` with ``partitions`` each and wait until metadata shows them all
-    (*client*: extra librdkafka settings, e.g. TLS and SASL, as for every function here)."""
+    """Create ``names`` with ``partitions`` each (and the topic *config*) and wait until
+    metadata shows them all (*client*: extra librdkafka settings, e.g. TLS and SASL, as for
+    every function here)."""
     admin = AdminClient({"bootstrap.servers": bootstrap, **client})
-    new_topics = [NewTopic(name, num_partitions=partitions, replication_factor=1) for name in names]
+    new_topics = [
+        NewTopic(name, num_partitions=partitions, replication_factor=1, config=dict(config))
+        for name in names
+    ]
     for future in admin.create_topics(new_topics, request_timeout=timeout).values():
         future.result(timeout=timeout)
     _wait_for_metadata(admin, names, partitions, timeout)

@@ -32,8 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka.admin import AdminClient, NewTopic
-
 from bench._report import (
     KAFKA_CLIENT,
     CpuMeter,
@@ -50,7 +48,7 @@ from bench._report import (
     us_per,
 )
 from bench._util import MB, progress
-from bench._workload import Throughput, produce
+from bench._workload import Throughput, create_topics, produce
 
 DEFAULT_RECORDS = 1_000_000
 QUICK_RECORDS = 100_000
@@ -89,8 +87,7 @@ def run_broker(data: Path, args: Any, cleaner: bool, policy: str = "compact") ->
     }
     directory = data / f"{TOPIC}-0"
     with BrokerProcess(data, config=config) as broker:
-        admin = AdminClient({"bootstrap.servers": broker.bootstrap_servers})
-        admin.create_topics([NewTopic(TOPIC, 1, 1, config=topic_config)])[TOPIC].result(30)
+        create_topics(broker.bootstrap_servers, [TOPIC], 1, config=topic_config)
         progress(f"{policy}, cleaner {'on' if cleaner else 'off'}: producing {args.records:,}")
         with CpuMeter(client=own_cpu, broker=process_cpu(broker.pid)) as meter:
             result = produce(broker.bootstrap_servers, [(TOPIC, 0)], args.records,

@@ -39,6 +39,7 @@ __all__ = [
     "control_type",
     "decode_records",
     "record_timestamps",
+    "records_section",
 ]
 
 Header = tuple[bytes, bytes | None]
@@ -64,13 +65,24 @@ def _bytes(data: bytes, pos: int) -> tuple[bytes | None, int]:
     return data[pos:end], end
 
 
+def records_section(
+    header: BatchHeader, batch: bytes | bytearray | memoryview
+) -> bytes | memoryview:
+    """The records of one whole batch, decompressed if they are compressed (an uncompressed
+    batch's records are not copied)."""
+    records = memoryview(batch)[BATCH_OVERHEAD : header.size]
+    if header.compression:
+        return decompress(header.compression, bytes(records))
+    return records
+
+
 def decode_records(batch: bytes | bytearray | memoryview) -> tuple[BatchHeader, list[Record]]:
     """The header of a whole batch and every record in it (decompressed if needed).
 
     A LogAppendTime batch gives every record the batch's append time, as consumers see it.
     """
     header = parse_header(batch, 0)
-    data = decompress(header.compression, bytes(batch[BATCH_OVERHEAD : header.size]))
+    data = bytes(records_section(header, batch))
     append_time = header.attributes & ATTR_TIMESTAMP_TYPE
     records: list[Record] = []
     pos = 0

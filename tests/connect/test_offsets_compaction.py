@@ -55,13 +55,9 @@ class Feeder(threading.Thread):
         self.join()
 
 
-def offsets_bytes(cluster: EmbeddedConnectCluster, topic: str) -> int:
+def offsets_bytes(client: KafkaCluster, node_id: int, topic: str) -> int:
     """The bytes the broker holds for the offsets topic's partitions (DescribeLogDirs)."""
-    client = KafkaCluster(cluster.bootstrap)
-    try:
-        sizes = partition_sizes(client, [cluster.kafka.broker.node_id])
-    finally:
-        client.close()
+    sizes = partition_sizes(client, [node_id])
     return sum(sizes.get((topic, p), 0) for p in range(OFFSET_PARTITIONS))
 
 
@@ -136,10 +132,14 @@ def test_offsets_topic_stays_bounded_under_frequent_commits(
         )
         first_commits = commits_so_far(cluster.bootstrap, offsets_topic)
         samples: list[int] = []
-        started = time.monotonic()
-        while time.monotonic() - started < DURATION_S:
-            samples.append(offsets_bytes(cluster, offsets_topic))
-            time.sleep(0.5)
+        client = KafkaCluster(cluster.bootstrap)
+        try:
+            started = time.monotonic()
+            while time.monotonic() - started < DURATION_S:
+                samples.append(offsets_bytes(client, cluster.kafka.broker.node_id, offsets_topic))
+                time.sleep(0.5)
+        finally:
+            client.close()
     finally:
         feeder.stop()
     commits, kept = offset_records(cluster.bootstrap, offsets_topic)

@@ -22,11 +22,12 @@ import time
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
-from seaway.broker.log.key_scan import null_keys, records_section
+from seaway.broker.log.key_scan import null_keys
 from seaway.broker.log.partition import PartitionLog
 from seaway.broker.quotas import quota_user
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
+from seaway.protocol.record_codec import records_section
 from seaway.protocol.records import InvalidBatch, iter_batches, parse_header, validate_batch
 from seaway.security.acl import AclOperation, ResourceType
 

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from crc32c import crc32c
 
-from seaway.protocol.compression import compress, decompress
+from seaway.protocol.compression import compress
+from seaway.protocol.record_codec import records_section
 from seaway.protocol.records import ATTR_COMPRESSION_MASK, BATCH_OVERHEAD, BatchHeader
 from seaway.protocol.varint import read_varint
 
@@ -52,7 +53,7 @@ def filter_batch(batch: bytes | memoryview, header: BatchHeader, keep: Sequence[
         return bytes(batch)
     if not any(keep):
         return empty_batch(batch, header)
-    data = decompress(header.compression, bytes(batch[BATCH_OVERHEAD : header.size]))
+    data = bytes(records_section(header, batch))
     spans = _record_spans(data, header.records_count)
     kept = b"".join(data[start:end] for (start, end), k in zip(spans, keep, strict=True) if k)
     return with_records(batch, header, kept, sum(keep))

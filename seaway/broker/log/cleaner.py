@@ -30,12 +30,18 @@ from pathlib import Path
 
 from seaway.broker.log import swap
 from seaway.broker.log.batch_filter import empty_batch, filter_batch, with_records
-from seaway.broker.log.key_scan import map_keys, records_section, retain
+from seaway.broker.log.key_scan import map_keys, retain
 from seaway.broker.log.offset_map import OffsetMap
 from seaway.broker.log.segment import Segment
 from seaway.broker.log.throttler import Throttler
 from seaway.broker.log.txn_index import AbortedTxn
-from seaway.protocol.record_codec import CONTROL_ABORT, Record, control_type, decode_records
+from seaway.protocol.record_codec import (
+    CONTROL_ABORT,
+    Record,
+    control_type,
+    decode_records,
+    records_section,
+)
 from seaway.protocol.records import BatchHeader, InvalidBatch, check_crc, iter_batches, parse_header
 
 log = logging.getLogger(__name__)

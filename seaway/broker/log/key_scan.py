@@ -18,12 +18,10 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from seaway.broker.log.offset_map import OffsetMap
-from seaway.protocol.compression import decompress
-from seaway.protocol.records import BATCH_OVERHEAD, BatchHeader, InvalidBatch
+from seaway.protocol.records import InvalidBatch
 from seaway.protocol.varint import VarintError, read_varint
 
-__all__ = ["ScannedRecord", "accelerated", "map_keys", "null_keys", "records_section", "retain",
-           "scan_records"]  # fmt: skip
+__all__ = ["ScannedRecord", "accelerated", "map_keys", "null_keys", "retain", "scan_records"]
 
 Section = bytes | bytearray | memoryview
 
@@ -53,15 +51,6 @@ class ScannedRecord(NamedTuple):
 def accelerated() -> bool:
     """Whether the C loops are built (``seaway.broker.log._keyscan``)."""
     return _null_keys_c is not None
-
-
-def records_section(header: BatchHeader, batch: bytes | memoryview) -> bytes | memoryview:
-    """The records of one whole batch, decompressed if they are compressed (an uncompressed
-    batch's records are not copied)."""
-    records = memoryview(batch)[BATCH_OVERHEAD : header.size]
-    if header.compression:
-        return decompress(header.compression, bytes(records))
-    return records
 
 
 def _int32(data: bytes, pos: int, end: int) -> tuple[int, int]:

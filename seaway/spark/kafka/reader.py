@@ -325,7 +325,9 @@ def _on_error(
             )
         return position
     if code == KafkaError._AUTO_OFFSET_RESET or code == KafkaError.OFFSET_OUT_OF_RANGE:
-        low, high = consumer.get_watermark_offsets(TopicPartition(r.topic, r.partition), timeout=30)
+        low, high = consumer.get_watermark_offsets(
+            TopicPartition(r.topic, r.partition), timeout=options.api_timeout_s
+        )
         resume = min(max(low, position), r.end)
         position = data_loss(
             options,

@@ -15,12 +15,11 @@ from seaway.broker.log.key_scan import (
     accelerated,
     map_keys,
     null_keys,
-    records_section,
     retain,
     scan_records,
 )
 from seaway.broker.log.offset_map import OffsetMap
-from seaway.protocol.record_codec import Record, build_batch, decode_records
+from seaway.protocol.record_codec import Record, build_batch, decode_records, records_section
 from seaway.protocol.records import InvalidBatch, parse_header
 
 BOTH = [True, False]
