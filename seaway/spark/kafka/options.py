@@ -281,7 +281,7 @@ def _split_kafka(
 
 def _api_timeout_s(params: dict[str, str]) -> float:
     """The Java consumer's ``default.api.timeout.ms`` (taken out of *params*: librdkafka has
-    no such setting): how long the driver's metadata and offset lookups wait for the cluster.
+    no such setting): how long metadata and offset lookups (the driver's, a task's) wait.
     30 s when not set (the Java client's default is 60 s)."""
     raw = params.pop("default.api.timeout.ms", "30000")
     try:
