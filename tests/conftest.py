@@ -48,6 +48,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=_engine_order)  # stable: within each part, the collection's order
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Record the Spark driver's class data sharing archive before any test starts a JVM
+    (``make`` records it on install: then this does nothing). Without it every JVM of the
+    run would start as Spark does, until a background recording finished."""
+    if not hasattr(session.config, "workerinput"):  # once, in xdist's controller
+        from seaway.spark.prepare import prepare
+
+        prepare()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling

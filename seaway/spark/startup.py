@@ -13,10 +13,20 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 import zlib
 from pathlib import Path
 
-__all__ = ["cache_dir", "class_data_sharing", "spark_home_without_zip"]
+__all__ = [
+    "RECORDING",
+    "cache_dir",
+    "claim",
+    "class_data_sharing",
+    "driver_archive",
+    "failed",
+    "release",
+    "spark_home_without_zip",
+]
 
 
 def cache_dir() -> Path:
@@ -72,33 +82,99 @@ def _java() -> Path | None:
     return Path(found).resolve() if found else None
 
 
-def class_data_sharing() -> str:
-    """JVM options for the driver: use the class data sharing archive of this Spark and
-    this Java (Spark's classes mapped, not loaded and verified: the session starts ~2 s
-    sooner), or write it when this JVM exits if there is none yet.
+# Set in the environment of the process that records the archive (seaway.spark.prepare):
+# its own session must not start another build.
+RECORDING = "SEAWAY_SPARK_RECORDING_CDS"
 
-    The archive is keyed by the JVM binary and SPARK_HOME's jars; a JVM that cannot use
-    it says so on stderr and starts as usual.
-    """
+
+def driver_archive() -> Path | None:
+    """Where the class data sharing archive of this Java and this SPARK_HOME's jars is kept
+    (it may not exist yet); None without a Java or a SPARK_HOME."""
     java, spark_home = _java(), os.environ.get("SPARK_HOME")
     if java is None or not spark_home:
-        return ""
+        return None
     jars = Path(spark_home) / "jars"
     try:
         key = _digest(str(java), str(java.stat().st_mtime_ns), str(jars.resolve()))
-        archive = cache_dir() / f"spark-driver-{key}-{jars.stat().st_mtime_ns}.jsa"
+        return cache_dir() / f"spark-driver-{key}-{jars.stat().st_mtime_ns}.jsa"
     except OSError:
+        return None
+
+
+def class_data_sharing() -> str:
+    """JVM options for the driver: map the class data sharing archive of this Spark and
+    this Java (Spark's classes mapped, not loaded and verified: the session starts ~2 s
+    sooner, with ~1 s less CPU).
+
+    Without an archive yet the JVM starts as Spark starts it, and one process records the
+    archive in the background (``python -m seaway.spark.prepare``, which ``make demo`` and
+    ``make test`` run ahead). A JVM that records its own classes at exit instead would
+    start twice as slowly and spend ~15 s of CPU writing them; the sessions started before
+    the first one exited would each do so. A JVM that cannot use the archive says so on
+    stderr and starts as usual.
+    """
+    archive = driver_archive()
+    if archive is None:
         return ""
     if archive.exists():
         return f"-XX:SharedArchiveFile={archive} -Xshare:auto"
-    partial = [p for p in archive.parent.glob(archive.name + ".*") if not _alive(p.suffix[1:])]
-    for done in partial:  # written by a JVM that has exited
+    if RECORDING not in os.environ and not failed(archive).exists() and _holder(archive) is None:
+        import subprocess
+        import sys
+
+        subprocess.Popen(  # it claims the recording: of several started at once, one records
+            [sys.executable, "-m", "seaway.spark.prepare", "--quiet"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+    return ""
+
+
+def _claim_file(archive: Path) -> Path:
+    return archive.with_name(archive.name + ".claim")
+
+
+def _holder(archive: Path) -> str | None:
+    """The pid of the live process recording *archive*, if one is."""
+    lock = _claim_file(archive)
+    try:
+        holder, written = lock.read_text().strip(), lock.stat().st_mtime
+    except OSError:
+        return None
+    if not holder:  # its holder is writing its pid, unless it died doing so long ago
+        return "?" if time.time() - written < 10 else None
+    return holder if _alive(holder) else None
+
+
+def claim(archive: Path) -> bool:
+    """Claim the recording of *archive* for this process: False while another live
+    process holds the claim (``<archive>.claim``: its pid); a dead holder's claim is taken."""
+    lock = _claim_file(archive)
+    for _ in range(2):
         try:
-            done.rename(archive)
-            return f"-XX:SharedArchiveFile={archive} -Xshare:auto"
-        except OSError:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            if _holder(archive) is not None:
+                return False
+            lock.unlink(missing_ok=True)  # its holder died
             continue
-    return f"-XX:ArchiveClassesAtExit={archive}.{os.getpid()}"
+        except OSError:
+            return False
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        return True
+    return False
+
+
+def failed(archive: Path) -> Path:
+    """Where a failed recording of *archive* left its error: while it is there, sessions
+    start no recording of their own (``python -m seaway.spark.prepare`` tries again)."""
+    return archive.with_name(archive.name + ".failed")
+
+
+def release(archive: Path) -> None:
+    """Give up this process's claim on recording *archive*."""
+    _claim_file(archive).unlink(missing_ok=True)
 
 
 def _alive(pid: str) -> bool:

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from pyspark.sql import SparkSession
+
 from tests.broker.clients import create_topic, produce
 
 _SCRIPT = textwrap.dedent(
@@ -77,3 +79,13 @@ def test_warm_up_starts_the_daemons_a_first_query_needs(
     assert any("write_into_data_source" in d for d in warm), warm
     assert any(d.startswith("seaway.spark.daemon") for d in warm), warm
     assert result["after"] == warm, "the first query had to start a Python daemon"
+
+
+def test_the_session_maps_the_class_data_sharing_archive(spark: SparkSession) -> None:
+    """The suite's session JVM maps the archive ``make`` (or the suite's start) recorded:
+    Spark's classes come from it instead of being loaded and verified from the jars."""
+    options = spark.sparkContext.getConf().get("spark.driver.extraJavaOptions")
+    assert options is not None and "-XX:SharedArchiveFile=" in options, options
+    archive = options.split("-XX:SharedArchiveFile=", 1)[1].split()[0]
+    jvm = spark.sparkContext._gateway.proc.pid  # type: ignore[union-attr]
+    assert archive in Path(f"/proc/{jvm}/maps").read_text(), "the JVM did not map the archive"
