@@ -1,6 +1,6 @@
 """Seaway on a real Spark standalone cluster: tasks in executors whose Python has no Seaway
-installed (it is shipped with the job), a mirror flow, a Connect source connector, and a
-Spark worker killed with -9 mid-stream."""
+installed (it is shipped with the job), a mirror flow and a Connect source connector side
+by side, and a Spark worker killed with -9 mid-stream."""
 
 from __future__ import annotations
 
@@ -83,8 +83,8 @@ def test_a_spark_worker_killed_mid_stream_loses_and_duplicates_nothing(
         driver.kill()
         driver.wait(30)
         log.close()
-        if spark_cluster.workers[0] is None:
-            spark_cluster.start_worker(0)  # the next tests use both workers
+        if spark_cluster.workers[0] is None:  # the next tests use both workers
+            spark_cluster.start_worker(0, wait=False)  # they wait for cores as needed
     values = committed_values(bootstrap, "kill-dst", 4)
     assert sorted(values) == sorted(b"r%d" % i for i in range(9_000 if SOAK > 1 else 6_000))
 
@@ -101,16 +101,20 @@ def _record_count(bootstrap: str, topic: str) -> int:
         return 0
 
 
-def test_mirror_maker_runs_its_flow_on_the_cluster(
+def test_mirror_maker_and_connect_run_side_by_side_on_the_cluster(
     spark_cluster: StandaloneCluster,
     cluster_a: Any,
     cluster_b: Any,
     driver_env: dict[str, str],
     tmp_path: Path,
 ) -> None:
+    """Two applications share the cluster, a core each: ``seaway mirror-maker``'s flow, and
+    a Connect worker running MirrorSourceConnector (and refusing a file connector)."""
     a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
     create_topic(a, "mm-orders", partitions=2)
     produce(a, "mm-orders", [(b"k%d" % i, b"order %d" % i) for i in range(2_000)])
+    create_topic(a, "connect-orders", partitions=2)
+    produce(a, "connect-orders", [(None, b"line %d" % i) for i in range(1_000)])
     config = tmp_path / "mm2.properties"
     config.write_text(
         "\n".join(
@@ -125,7 +129,7 @@ def test_mirror_maker_runs_its_flow_on_the_cluster(
                 "checkpoints.topic.replication.factor = 1",
                 "heartbeats.topic.replication.factor = 1",
                 f"spark.master = {spark_cluster.url}",
-                "spark.cores.max = 2",
+                "spark.cores.max = 1",
             ]
         )
         + "\n"
@@ -135,12 +139,23 @@ def test_mirror_maker_runs_its_flow_on_the_cluster(
         [sys.executable, "-m", "seaway", "mirror-maker", str(config)],
         cwd=ROOT, env=driver_env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
+    props = distributed_props(
+        b, "cluster", **{"spark.master": spark_cluster.url, "spark.cores.max": 1}
+    )
     try:
-        wait_for("the flow's records on B", lambda: _record_count(b, "A.mm-orders") >= 2_000, 240)
-        apps = [app["name"] for app in spark_cluster.state()["activeapps"]]
-        assert "seaway-mirror-maker" in apps  # its tasks ran in the cluster's executors
-        produce(a, "mm-orders", [(b"k%d" % i, b"order %d" % i) for i in range(2_000, 2_500)])
-        wait_for("the next records on B", lambda: _record_count(b, "A.mm-orders") >= 2_500, 240)
+        with WorkerProcess(props, tmp_path / "worker", env=driver_env) as worker:
+            _connect_mirror(worker, spark_cluster, a, b, tmp_path)
+            wait_for(
+                "the flow's records on B", lambda: _record_count(b, "A.mm-orders") >= 2_000, 240
+            )
+            wait_for(
+                "the connector's on B", lambda: _record_count(b, "A.connect-orders") >= 1_000, 240
+            )
+            apps = [app["name"] for app in spark_cluster.state()["activeapps"]]
+            # Their tasks ran in the cluster's executors.
+            assert "seaway-mirror-maker" in apps and "seaway-connect" in apps, apps
+            produce(a, "mm-orders", [(b"k%d" % i, b"order %d" % i) for i in range(2_000, 2_500)])
+            wait_for("the next records on B", lambda: _record_count(b, "A.mm-orders") >= 2_500, 240)
     finally:
         mirror.terminate()
         mirror.wait(60)
@@ -148,56 +163,43 @@ def test_mirror_maker_runs_its_flow_on_the_cluster(
     values = committed_values(b, "A.mm-orders", 2)
     assert sorted(values) == sorted(b"order %d" % i for i in range(2_500))
     assert "Shipping Seaway to the Python workers" in (tmp_path / "mirror-maker.log").read_text()
-
-
-def test_connect_runs_a_source_connector_on_the_cluster_and_refuses_file_connectors(
-    spark_cluster: StandaloneCluster,
-    cluster_a: Any,
-    cluster_b: Any,
-    driver_env: dict[str, str],
-    tmp_path: Path,
-) -> None:
-    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
-    create_topic(a, "connect-orders", partitions=2)
-    produce(a, "connect-orders", [(None, b"line %d" % i) for i in range(1_000)])
-    props = distributed_props(
-        b, "cluster", **{"spark.master": spark_cluster.url, "spark.cores.max": 2}
-    )
-    with WorkerProcess(props, tmp_path / "worker", env=driver_env) as worker:
-        assert worker.rest is not None
-        status, body, _ = worker.rest.call(
-            "POST",
-            "/connectors",
-            {"name": "local-file", "config": {"connector.class": "FileStreamSource",
-                                              "file": str(tmp_path / "in.txt"), "topic": "t"}},
-        )  # fmt: skip
-        assert status == 400, body
-        assert "FileStreamSourceConnector cannot run on this worker" in body["message"]
-        assert f"spark.master={spark_cluster.url}" in body["message"]
-        worker.rest.ok(
-            "POST",
-            "/connectors",
-            {
-                "name": "mirror-on-cluster",
-                "config": {
-                    "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector",
-                    "source.cluster.alias": "A",
-                    "target.cluster.alias": "B",
-                    "source.cluster.bootstrap.servers": a,
-                    "target.cluster.bootstrap.servers": b,
-                    "topics": "connect-orders",
-                    "replication.factor": "1",
-                    "offset-syncs.topic.replication.factor": "1",
-                    "heartbeats.topic.replication.factor": "1",
-                    "checkpoints.topic.replication.factor": "1",
-                },
-            },
-        )
-        wait_for("the records on B", lambda: _record_count(b, "A.connect-orders") >= 1_000, 240)
-        apps = [app["name"] for app in spark_cluster.state()["activeapps"]]
-        assert "seaway-connect" in apps, apps
     values = committed_values(b, "A.connect-orders", 2)
     assert sorted(values) == sorted(b"line %d" % i for i in range(1_000))
+
+
+def _connect_mirror(
+    worker: WorkerProcess, spark_cluster: StandaloneCluster, a: str, b: str, tmp_path: Path
+) -> None:
+    """A file connector is refused on a cluster master; MirrorSourceConnector runs."""
+    assert worker.rest is not None
+    status, body, _ = worker.rest.call(
+        "POST",
+        "/connectors",
+        {"name": "local-file", "config": {"connector.class": "FileStreamSource",
+                                          "file": str(tmp_path / "in.txt"), "topic": "t"}},
+    )  # fmt: skip
+    assert status == 400, body
+    assert "FileStreamSourceConnector cannot run on this worker" in body["message"]
+    assert f"spark.master={spark_cluster.url}" in body["message"]
+    worker.rest.ok(
+        "POST",
+        "/connectors",
+        {
+            "name": "mirror-on-cluster",
+            "config": {
+                "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+                "source.cluster.alias": "A",
+                "target.cluster.alias": "B",
+                "source.cluster.bootstrap.servers": a,
+                "target.cluster.bootstrap.servers": b,
+                "topics": "connect-orders",
+                "replication.factor": "1",
+                "offset-syncs.topic.replication.factor": "1",
+                "heartbeats.topic.replication.factor": "1",
+                "checkpoints.topic.replication.factor": "1",
+            },
+        },
+    )
 
 
 def test_seaway_spark_cluster_starts_a_cluster_and_stops_it(tmp_path: Path) -> None:

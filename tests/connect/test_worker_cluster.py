@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.connect.test_worker_recovery import _create_topic, _payloads
+from tests.connect.test_worker_recovery import _create_topic, _every_payload
 from tests.connect.workers import WorkerProcess, wait_for
 from tests.embedded import EmbeddedConnectCluster
 from tests.soak import soak
@@ -195,10 +195,7 @@ def _run(tmp_path: Path, bootstrap: str, workers: list[WorkerProcess]) -> None:
         expected = feeder.lines(i)
         got = wait_for(
             f"every line of in{i}.txt in its topic",
-            lambda i=i: (
-                (p := _payloads(bootstrap, f"trio{i}", "read_committed"))
-                and (p if len(p) >= LINES else None)
-            ),
+            lambda i=i: _every_payload(bootstrap, f"trio{i}", "read_committed", LINES),
             timeout=180,
         )
         assert got == expected, f"trio{i}: {len(got)} records, exactly once expected"
@@ -251,10 +248,7 @@ def test_a_frozen_worker_is_fenced_when_its_connector_moves(
     assert feeder.done.wait(120), "the feeder did not finish"
     got = wait_for(
         "every line in the topic",
-        lambda: (
-            (p := _payloads(bootstrap, "zombie0", "read_committed"))
-            and (p if len(p) >= LINES else None)
-        ),
+        lambda: _every_payload(bootstrap, "zombie0", "read_committed", LINES),
         timeout=180,
     )
     assert got == feeder.lines(0), f"{len(got)} records, exactly once expected"

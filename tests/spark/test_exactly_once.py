@@ -71,7 +71,7 @@ def test_topic_copy_killed_repeatedly_is_exactly_once(
         produce(bootstrap, source, batch)
         sent.extend(v for _, v, _ in batch)
 
-    _run_with_kills([bootstrap, source, sink, str(checkpoint), "topic"], checkpoint, soak(3), feed)
+    _run_with_kills([bootstrap, source, sink, str(checkpoint), "topic"], checkpoint, soak(2), feed)
     got = consume_all(bootstrap, sink, len(sent), timeout=60, **COMMITTED)
     values = [m.value() for m in got]
     assert len(values) == len(sent), f"{len(values)} records for {len(sent)} sent"
