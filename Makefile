@@ -1,7 +1,7 @@
 # Two commands for a fresh machine: `make demo` and `make test`.
 # Both create .venv if missing and install Seaway with its dependencies first, then record
-# the Spark driver's class data sharing archive (seaway/spark/prepare.py: its sessions start
-# in half the time and CPU).
+# the Spark driver's class data sharing archive (seaway/spark/prepare.py: sessions start
+# ~2 s sooner, and no JVM of the first runs records its own).
 
 PYTHON ?= python3
 VENV := .venv

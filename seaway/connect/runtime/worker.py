@@ -168,7 +168,9 @@ class Worker:
 
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
-        self.spark: Any = None
+        self._spark: Any = None
+        self._starting: threading.Thread | None = None
+        self._start_error: BaseException | None = None
         self.warm_up: threading.Thread | None = None  # the Python workers' head start
         self._lock = threading.Lock()
         base = config.get("spark.checkpoint.dir")
@@ -176,6 +178,14 @@ class Worker:
         self._own_checkpoints = not base
 
     def start(self) -> None:
+        """Start creating the SparkSession, in the background: its JVM starts (~4 s) while
+        the herder opens its stores and joins its group. :attr:`spark` waits for it."""
+        self._starting = threading.Thread(
+            target=self._create_session, name="connect-spark-start", daemon=True
+        )
+        self._starting.start()
+
+    def _create_session(self) -> None:
         """Create the SparkSession and register the connector data sources."""
         from seaway.connect.runtime.queries.sink import (
             ConnectSinkDataSource,
@@ -185,27 +195,46 @@ class Worker:
         from seaway.spark import spark_session
         from seaway.spark.warmup import warm_up_in_background
 
-        self.spark = spark_session(
-            self.config.get("spark.master"),
-            app_name=self.config.get("spark.app.name"),
-            config=self.config.spark_config(),
-            records_in_jvm=False,
-        )
-        self.spark.dataSource.register(ConnectSourceDataSource)
-        self.spark.dataSource.register(ConnectSinkDataSource)
-        self.spark.dataSource.register(ConnectSinkReadSource)
-        self.warm_up = warm_up_in_background(self.spark)
-        self._checkpoints.mkdir(parents=True, exist_ok=True)
+        try:
+            spark = spark_session(
+                self.config.get("spark.master"),
+                app_name=self.config.get("spark.app.name"),
+                config=self.config.spark_config(),
+                records_in_jvm=False,
+            )
+            spark.dataSource.register(ConnectSourceDataSource)
+            spark.dataSource.register(ConnectSinkDataSource)
+            spark.dataSource.register(ConnectSinkReadSource)
+            self.warm_up = warm_up_in_background(spark)
+            self._checkpoints.mkdir(parents=True, exist_ok=True)
+            self._spark = spark
+        except BaseException as error:  # raised where the session is waited for
+            self._start_error = error
+
+    @property
+    def spark(self) -> Any:
+        """The worker's SparkSession, once created (this waits for it; it raises what kept
+        it from starting)."""
+        if self._starting is not None:
+            self._starting.join()
+        if self._start_error is not None:
+            raise self._start_error
+        if self._spark is None:
+            raise RuntimeError("the worker's Spark session is not started")
+        return self._spark
 
     def stop(self) -> None:
-        if self.spark is not None:
-            for query in self.spark.streams.active:
+        if self._starting is not None:
+            self._starting.join()  # a JVM being launched cannot be interrupted
+            self._starting = None
+        if self._spark is not None:
+            for query in self._spark.streams.active:
                 try:
                     query.stop()
                 except Exception:
                     log.warning("Stopping query %s failed", query.name, exc_info=True)
-            self.spark.stop()
-            self.spark = None
+            self._spark.stop()
+            self._spark = None
         if self._own_checkpoints:
             shutil.rmtree(self._checkpoints, ignore_errors=True)
 

@@ -60,7 +60,7 @@ class _Context(ConnectorContext):
     def table_catalog(self) -> TableCatalog | None:
         """Spark's catalog when the worker's session keeps tables (a Hive metastore)."""
         spark = self._herder.worker.spark
-        if spark is None or spark.conf.get("spark.sql.catalogImplementation", "") != "hive":
+        if spark.conf.get("spark.sql.catalogImplementation", "") != "hive":
             return None
         from seaway.connect.runtime.table_catalog import SparkTableCatalog
 
@@ -91,15 +91,22 @@ class WorkerHerder(HerderRequests):
     # --- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the stores, Spark and the reconciling thread; resume stored connectors."""
-        self.offsets.start()
-        self.statuses.start()
-        self.configs.set_update_listener(_Listener(self))
-        self.configs.start()
+        """Start Spark, the stores and the reconciling thread, and resume stored connectors;
+        return once Spark is up. Spark's JVM starts while the stores open and a distributed
+        worker joins its group (connectors assigned meanwhile wait for the session)."""
         self.worker.start()
-        self._thread = threading.Thread(target=self._run, name="connect-herder", daemon=True)
-        self._thread.start()
-        self._start_assignment()
+        try:
+            self.offsets.start()
+            self.statuses.start()
+            self.configs.set_update_listener(_Listener(self))
+            self.configs.start()
+            self._thread = threading.Thread(target=self._run, name="connect-herder", daemon=True)
+            self._thread.start()
+            self._start_assignment()
+            self.worker.spark  # noqa: B018 - waits for the session; raises why it failed
+        except BaseException:
+            self.stop()
+            raise
         log.info("Herder started as worker %s", self.worker_id)
 
     def stop(self) -> None:
