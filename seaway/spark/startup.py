@@ -104,7 +104,7 @@ def driver_archive() -> Path | None:
 def class_data_sharing() -> str:
     """JVM options for the driver: map the class data sharing archive of this Spark and
     this Java (Spark's classes mapped, not loaded and verified: the session starts ~2 s
-    sooner, with ~1 s less CPU).
+    sooner).
 
     Without an archive yet the JVM starts as Spark starts it, and one process records the
     archive in the background (``python -m seaway.spark.prepare``, which ``make demo`` and
