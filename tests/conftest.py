@@ -20,9 +20,11 @@ from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 # two cores ~70% busy, and a second engine beside them stretches both (measured: the Connect
 # tests took 30-120% longer, the run no shorter). So the engines start with the tests that
 # mostly wait on brokers and polls (20-50% of the two cores), which overlap the light tests
-# on the other worker at little cost, and end with the Spark standalone cluster tests, whose
-# executors starve when anything runs beside them. (xdist's own loadgroup cannot do this
-# under pytest 9.2: it renames node ids through an attribute pytest no longer reads.)
+# on the other worker at little cost. The Spark standalone cluster tests are a unit of their
+# own, queued last: the worker that ran the light tests takes them when it is done (~5
+# minutes in), beside the rest of the engines, instead of after them. (xdist's own
+# loadgroup cannot do this under pytest 9.2: it renames node ids through an attribute
+# pytest no longer reads.)
 _LIGHT_DIRS = ("unit", "broker", "kafka", "cli_admin")
 _WAITING_MODULES = frozenset(
     [f"tests/registry/{m}.py" for m in ("test_avro_converter", "test_avro_pipeline",
@@ -63,11 +65,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling
 
     class EnginesApart(LoadScopeScheduling):
-        """Each light test its own unit; every other test in one unit, "engines"."""
+        """Each light test its own unit; the cluster tests one unit, queued last; every
+        other test in one unit, "engines"."""
 
         def _split_scope(self, nodeid: str) -> str:
             parts = nodeid.split("::", 1)[0].split("/")
-            return nodeid if len(parts) > 2 and parts[1] in _LIGHT_DIRS else "engines"
+            if len(parts) > 2 and parts[1] in _LIGHT_DIRS:
+                return nodeid
+            return "cluster" if nodeid.startswith(_LAST_DIR) else "engines"
 
     return EnginesApart(config, log)
 

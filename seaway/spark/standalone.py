@@ -128,7 +128,7 @@ class StandaloneCluster:
                 alive = [w for w in self.state()["workers"] if w["state"] == "ALIVE"]
                 if len(alive) >= count:
                     return
-            except OSError:
+            except (OSError, ValueError):  # not listening yet, or its UI not ready: HTML
                 pass
             if time.monotonic() > deadline:
                 raise TimeoutError(
