@@ -23,8 +23,9 @@ from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 # on the other worker at little cost. The Spark standalone cluster tests (~4.5 minutes
 # alone) are a unit of their own, queued second: the other worker runs them first, beside
 # those waiting engine tests, then the light tests. Measured on this 2-core machine: the
-# suite took 23:23 and 24:15 so, 26:49 with the cluster tests last in the engines unit. (xdist's own loadgroup cannot do this under pytest 9.2: it renames node ids through
-# an attribute pytest no longer reads.)
+# suite took 23:23 and 24:15 so, 26:49 with the cluster tests last in the engines unit.
+# (xdist's own loadgroup cannot do this under pytest 9.2: it renames node ids through an
+# attribute pytest no longer reads.)
 _LIGHT_DIRS = ("unit", "broker", "kafka", "cli_admin")
 _WAITING_MODULES = frozenset(
     [f"tests/registry/{m}.py" for m in ("test_avro_converter", "test_avro_pipeline",
