@@ -30,10 +30,9 @@ from pyspark.sql.types import StructType
 
 from seaway.spark.startup import (
     RECORDING,
-    claim,
+    claimed,
     driver_archive,
     failed,
-    release,
     spark_home_without_zip,
 )
 
@@ -114,8 +113,15 @@ def prepare() -> Path | None:
     archive = driver_archive()
     if archive is None or archive.exists():
         return archive
-    if not claim(archive):
-        return None
+    with claimed(archive) as mine:
+        if mine and not archive.exists():  # else recorded meanwhile, or being recorded
+            _record_into(archive)
+    return archive if archive.exists() else None
+
+
+def _record_into(archive: Path) -> None:
+    """Run the recording session in a process of its own; move its archive into place, or
+    leave its error in :func:`seaway.spark.startup.failed`."""
     partial = archive.with_name(f"{archive.name}.{os.getpid()}")
     scratch = archive.with_name(f"{archive.name}.{os.getpid()}.checkpoint")
     try:
@@ -137,10 +143,8 @@ def prepare() -> Path | None:
             partial.replace(archive)
             failed(archive).unlink(missing_ok=True)
     finally:
-        release(archive)
         partial.unlink(missing_ok=True)
         shutil.rmtree(scratch, ignore_errors=True)
-    return archive if archive.exists() else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,21 +10,24 @@ starts; either falls back to Spark's own behaviour when it cannot apply.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
-import time
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = [
     "RECORDING",
     "cache_dir",
-    "claim",
+    "claimed",
     "class_data_sharing",
     "driver_archive",
     "failed",
-    "release",
     "spark_home_without_zip",
 ]
 
@@ -118,10 +121,11 @@ def class_data_sharing() -> str:
         return ""
     if archive.exists():
         return f"-XX:SharedArchiveFile={archive} -Xshare:auto"
-    if RECORDING not in os.environ and not failed(archive).exists() and _holder(archive) is None:
-        import subprocess
-        import sys
-
+    if (
+        RECORDING not in os.environ
+        and not failed(archive).exists()
+        and not _being_recorded(archive)
+    ):
         subprocess.Popen(  # it claims the recording: of several started at once, one records
             [sys.executable, "-m", "seaway.spark.prepare", "--quiet"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -130,60 +134,29 @@ def class_data_sharing() -> str:
     return ""
 
 
-def _claim_file(archive: Path) -> Path:
-    return archive.with_name(archive.name + ".claim")
-
-
-def _holder(archive: Path) -> str | None:
-    """The pid of the live process recording *archive*, if one is."""
-    lock = _claim_file(archive)
+@contextmanager
+def claimed(archive: Path) -> Iterator[bool]:
+    """Hold the claim on recording *archive* for the block: an exclusive lock on
+    ``<archive>.lock``, which the system frees when this process ends, however it ends.
+    Yields False when another process holds it."""
+    fd = os.open(archive.with_name(archive.name + ".lock"), os.O_CREAT | os.O_WRONLY, 0o644)
     try:
-        holder, written = lock.read_text().strip(), lock.stat().st_mtime
-    except OSError:
-        return None
-    if not holder:  # its holder is writing its pid, unless it died doing so long ago
-        return "?" if time.time() - written < 10 else None
-    return holder if _alive(holder) else None
-
-
-def claim(archive: Path) -> bool:
-    """Claim the recording of *archive* for this process: False while another live
-    process holds the claim (``<archive>.claim``: its pid); a dead holder's claim is taken."""
-    lock = _claim_file(archive)
-    for _ in range(2):
         try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            if _holder(archive) is not None:
-                return False
-            lock.unlink(missing_ok=True)  # its holder died
-            continue
-        except OSError:
-            return False
-        with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
-        return True
-    return False
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # and with it the lock
+
+
+def _being_recorded(archive: Path) -> bool:
+    with claimed(archive) as free:
+        return not free
 
 
 def failed(archive: Path) -> Path:
     """Where a failed recording of *archive* left its error: while it is there, sessions
     start no recording of their own (``python -m seaway.spark.prepare`` tries again)."""
     return archive.with_name(archive.name + ".failed")
-
-
-def release(archive: Path) -> None:
-    """Give up this process's claim on recording *archive*."""
-    _claim_file(archive).unlink(missing_ok=True)
-
-
-def _alive(pid: str) -> bool:
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

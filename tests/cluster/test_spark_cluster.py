@@ -17,6 +17,7 @@ from seaway.spark.shipping import ALIAS
 from seaway.spark.standalone import StandaloneCluster
 from tests.broker.clients import create_topic, produce
 from tests.cluster.helpers import committed_count, committed_values
+from tests.connect.test_mirror_connectors import ONE_BROKER
 from tests.connect.workers import WorkerProcess, distributed_props, wait_for
 from tests.soak import SOAK
 
@@ -193,10 +194,7 @@ def _connect_mirror(
                 "source.cluster.bootstrap.servers": a,
                 "target.cluster.bootstrap.servers": b,
                 "topics": "connect-orders",
-                "replication.factor": "1",
-                "offset-syncs.topic.replication.factor": "1",
-                "heartbeats.topic.replication.factor": "1",
-                "checkpoints.topic.replication.factor": "1",
+                **ONE_BROKER,
             },
         },
     )

@@ -22,6 +22,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -168,9 +169,7 @@ class Worker:
 
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
-        self._spark: Any = None
-        self._starting: threading.Thread | None = None
-        self._start_error: BaseException | None = None
+        self._session: Future[Any] | None = None  # set by start(): the session, or why not
         self.warm_up: threading.Thread | None = None  # the Python workers' head start
         self._lock = threading.Lock()
         base = config.get("spark.checkpoint.dir")
@@ -180,12 +179,13 @@ class Worker:
     def start(self) -> None:
         """Start creating the SparkSession, in the background: its JVM starts (~4 s) while
         the herder opens its stores and joins its group. :attr:`spark` waits for it."""
-        self._starting = threading.Thread(
-            target=self._create_session, name="connect-spark-start", daemon=True
-        )
-        self._starting.start()
+        self._session = Future()
+        threading.Thread(
+            target=self._create_session, args=(self._session,), name="connect-spark-start",
+            daemon=True,
+        ).start()  # fmt: skip
 
-    def _create_session(self) -> None:
+    def _create_session(self, session: Future[Any]) -> None:
         """Create the SparkSession and register the connector data sources."""
         from seaway.connect.runtime.queries.sink import (
             ConnectSinkDataSource,
@@ -207,34 +207,30 @@ class Worker:
             spark.dataSource.register(ConnectSinkReadSource)
             self.warm_up = warm_up_in_background(spark)
             self._checkpoints.mkdir(parents=True, exist_ok=True)
-            self._spark = spark
+            session.set_result(spark)
         except BaseException as error:  # raised where the session is waited for
-            self._start_error = error
+            session.set_exception(error)
 
     @property
     def spark(self) -> Any:
         """The worker's SparkSession, once created (this waits for it; it raises what kept
         it from starting)."""
-        if self._starting is not None:
-            self._starting.join()
-        if self._start_error is not None:
-            raise self._start_error
-        if self._spark is None:
+        if self._session is None:
             raise RuntimeError("the worker's Spark session is not started")
-        return self._spark
+        return self._session.result()
 
     def stop(self) -> None:
-        if self._starting is not None:
-            self._starting.join()  # a JVM being launched cannot be interrupted
-            self._starting = None
-        if self._spark is not None:
-            for query in self._spark.streams.active:
+        session, self._session = self._session, None
+        # exception() waits for a session still starting: a JVM being launched cannot be
+        # interrupted.
+        if session is not None and session.exception() is None:
+            spark = session.result()
+            for query in spark.streams.active:
                 try:
                     query.stop()
                 except Exception:
                     log.warning("Stopping query %s failed", query.name, exc_info=True)
-            self._spark.stop()
-            self._spark = None
+            spark.stop()
         if self._own_checkpoints:
             shutil.rmtree(self._checkpoints, ignore_errors=True)
 

@@ -4,6 +4,7 @@ records the archive when there is none (one process, in the background)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -13,11 +14,10 @@ import pytest
 
 from seaway.spark.startup import (
     RECORDING,
-    claim,
+    claimed,
     class_data_sharing,
     driver_archive,
     failed,
-    release,
 )
 
 
@@ -34,10 +34,21 @@ def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _dead_pid() -> int:
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
+def _recorders() -> list[int]:
+    """This process's children running ``seaway.spark.prepare`` (the background recorder
+    is started before class_data_sharing returns)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if parent == os.getpid() and b"seaway.spark.prepare" in command:
+            found.append(int(entry.name))
+    return found
 
 
 def test_an_archive_there_is_mapped(archive: Path) -> None:
@@ -46,30 +57,31 @@ def test_an_archive_there_is_mapped(archive: Path) -> None:
 
 
 def test_one_live_process_holds_the_claim(archive: Path) -> None:
-    assert claim(archive)
-    assert not claim(archive)  # held by this (live) process
-    release(archive)
-    assert claim(archive)
-    release(archive)
+    with claimed(archive) as mine:
+        assert mine
+        with claimed(archive) as again:
+            assert not again  # held
+    with claimed(archive) as after:
+        assert after
 
 
-def test_a_dead_holders_claim_is_taken(archive: Path) -> None:
-    claim_file = archive.with_name(archive.name + ".claim")
-    claim_file.write_text(str(_dead_pid()))
-    assert claim(archive)
-    assert claim_file.read_text() == str(os.getpid())
-    release(archive)
-    assert not claim_file.exists()
-
-
-def test_a_claim_being_written_is_held_unless_old(archive: Path) -> None:
-    claim_file = archive.with_name(archive.name + ".claim")
-    claim_file.write_text("")  # created, its holder's pid not written yet
-    assert not claim(archive)
-    old = time.time() - 60
-    os.utime(claim_file, (old, old))
-    assert claim(archive)
-    release(archive)
+def test_a_killed_holders_claim_is_taken(archive: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from pathlib import Path; from seaway.spark.startup import claimed\n"
+         "with claimed(Path(sys.argv[1])) as mine:\n"
+         "    print(mine, flush=True); time.sleep(60)", str(archive)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
+        with claimed(archive) as mine:
+            assert not mine
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    with claimed(archive) as mine:
+        assert mine  # the system freed the lock of the killed process
 
 
 def test_no_archive_starts_one_recording_and_a_failure_stops_further_ones(
@@ -79,22 +91,25 @@ def test_no_archive_starts_one_recording_and_a_failure_stops_further_ones(
     SPARK_HOME has no Spark, so the recording fails and says why; later sessions then
     start none (``python -m seaway.spark.prepare`` retries)."""
     assert class_data_sharing() == ""
+    assert len(_recorders()) == 1
     deadline = time.monotonic() + 60
-    while not failed(archive).exists():
-        assert time.monotonic() < deadline, "no recording was tried"
-        time.sleep(0.1)
-    claim_file = archive.with_name(archive.name + ".claim")
-    deadline = time.monotonic() + 10
-    while claim_file.exists():  # released once the recorder gave up
-        assert time.monotonic() < deadline
+    while _recorders():  # an exited child's command line is empty
+        assert time.monotonic() < deadline, "the recorder did not finish"
         time.sleep(0.05)
     error = failed(archive)
     assert "spark-submit" in error.read_text(), error.read_text()
     assert not archive.exists()
-    error.write_text("earlier")
+    with claimed(archive) as free:
+        assert free  # released by the recorder
     assert class_data_sharing() == ""
-    time.sleep(3)  # a recorder would have failed again by now, rewriting the error
-    assert error.read_text() == "earlier"
+    assert _recorders() == []
+
+
+def test_a_recording_in_progress_starts_no_other(archive: Path) -> None:
+    with claimed(archive) as mine:
+        assert mine
+        assert class_data_sharing() == ""
+        assert _recorders() == []
 
 
 def test_the_recording_session_starts_no_recorder(
@@ -102,5 +117,5 @@ def test_the_recording_session_starts_no_recorder(
 ) -> None:
     monkeypatch.setenv(RECORDING, "1")
     assert class_data_sharing() == ""
-    time.sleep(3)  # a recorder would have tried and failed by now
+    assert _recorders() == []
     assert not failed(archive).exists()
