@@ -23,11 +23,14 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 
 from seaway.connect.api.data import Schema
+from seaway.connect.api.data.arrow import connect_values
 from seaway.connect.api.offsets import SourceOffset, SourcePartition
+from seaway.connect.api.records import SinkRecord
 from seaway.connect.api.replay import ReplayableSourceTask
 from seaway.connect.api.sink import SinkTask
 
@@ -64,6 +67,33 @@ class SinkBatch:
     records: pa.RecordBatch
     key_schema: Schema | None
     value_schema: Schema | None
+
+    def sink_records(self) -> list[SinkRecord]:
+        """The batch's records one by one, as ``put()`` would take them (structs as
+        :class:`~seaway.connect.api.data.Struct`, logical types as their Python values)."""
+        columns = self.records
+        keys = _values(self.key_schema, columns.column("key"))
+        values = _values(self.value_schema, columns.column("value"))
+        offsets = columns.column("offset").to_pylist()
+        timestamps = columns.column("timestamp").to_pylist()
+        rows = zip(offsets, timestamps, keys, values, strict=True)
+        return [
+            SinkRecord(
+                topic=self.topic,
+                kafka_partition=self.partition,
+                key_schema=self.key_schema,
+                key=key,
+                value_schema=self.value_schema,
+                value=value,
+                kafka_offset=offset,
+                timestamp=timestamp,
+            )
+            for offset, timestamp, key, value in rows
+        ]
+
+
+def _values(schema: Schema | None, column: pa.Array) -> list[Any]:
+    return column.to_pylist() if schema is None else connect_values(schema, column)
 
 
 class BatchSourceTask(ReplayableSourceTask):

@@ -10,7 +10,16 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["binary", "is_bytes", "is_text", "json_literals", "strip_json_literals", "utf8"]
+__all__ = [
+    "binary",
+    "framed",
+    "is_bytes",
+    "is_text",
+    "json_literals",
+    "strip_frame",
+    "strip_json_literals",
+    "utf8",
+]
 
 _NEEDS_ESCAPE = r'[\x00-\x1f"\\]'  # what Jackson escapes in a string (json_text._NEEDS_ESCAPE)
 
@@ -54,17 +63,32 @@ def json_literals(column: pa.Array, prefix: bytes, suffix: bytes) -> pa.Array | 
     return pc.binary_join_element_wise(head, column.cast(pa.binary()), tail, b"")
 
 
+def framed(column: pa.Array, head: bytes, tail: bytes) -> bool:
+    """Whether every value of a ``binary`` *column* without nulls is ``head + ... + tail``
+    (long enough for both: they may not overlap)."""
+    if not is_bytes(column) or column.null_count:
+        return False
+    return not len(column) or (
+        pc.min(pc.binary_length(column)).as_py() >= len(head) + len(tail)
+        and pc.all(pc.starts_with(column, head)).as_py()
+        and pc.all(pc.ends_with(column, tail)).as_py()
+    )
+
+
+def strip_frame(column: pa.Array, head: bytes, tail: bytes) -> pa.Array | None:
+    """The middles of ``head + middle + tail`` values (*tail* not empty); None if a value is
+    not framed so."""
+    if not framed(column, head, tail):
+        return None
+    return pc.binary_slice(column, len(head), -len(tail)) if len(column) else column
+
+
 def strip_json_literals(column: pa.Array, prefix: bytes, suffix: bytes) -> pa.Array | None:
     """The texts of ``prefix + '"' + text + '"' + suffix`` values with plain JSON string
     literals (no escapes, quotes or control characters); None if any value is not one."""
-    if not is_bytes(column) or column.null_count:
-        return None
-    head, tail = prefix + b'"', b'"' + suffix
-    if len(column) and not (
-        pc.all(pc.starts_with(column, head)).as_py() and pc.all(pc.ends_with(column, tail)).as_py()
+    texts = strip_frame(column, prefix + b'"', b'"' + suffix)
+    if texts is None or (
+        len(texts) and pc.any(pc.match_substring_regex(texts, _NEEDS_ESCAPE)).as_py()
     ):
-        return None
-    texts = pc.binary_slice(column, len(head), -len(tail)) if len(column) else column
-    if len(column) and pc.any(pc.match_substring_regex(texts, _NEEDS_ESCAPE)).as_py():
         return None
     return utf8(texts)

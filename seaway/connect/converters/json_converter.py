@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 import seaway
 from seaway.config import ConfigDef
@@ -33,7 +34,7 @@ from seaway.connect.api.storage import (
     ConverterType,
     HeaderConverter,
 )
-from seaway.connect.converters import columns
+from seaway.connect.converters import columns, json_structs
 from seaway.connect.converters.json_codec import JsonCodec
 from seaway.connect.converters.json_config import CONFIG_DEF, JsonConverterConfig
 from seaway.connect.converters.json_text import dumps, loads, loads_whole, string_bytes
@@ -124,7 +125,9 @@ class JsonConverter(Converter, HeaderConverter):
         self, topic: str, column: pa.Array
     ) -> tuple[Schema | None, pa.Array] | None:
         """Plain JSON string literals (in a STRING schema envelope with ``schemas.enable``)
-        as a text column; None for anything else (it goes record by record)."""
+        as a text column, or envelopes of one STRUCT schema as a struct column
+        (:mod:`~seaway.connect.converters.json_structs`); None for anything else (it goes
+        record by record)."""
         if column.null_count == len(column):  # no value at all: SchemaAndValue.NULL each
             return None, pa.nulls(len(column), pa.string())
         if not self.settings.schemas_enabled:
@@ -134,7 +137,23 @@ class JsonConverter(Converter, HeaderConverter):
             text = columns.strip_json_literals(column, self._envelope_prefix(schema), b"}")
             if text is not None:
                 return schema, text
-        return None
+        return self._struct_column(topic, column)
+
+    def _struct_column(self, topic: str, column: pa.Array) -> tuple[Schema, pa.Array] | None:
+        """Envelopes of the first value's STRUCT schema, each with the exact bytes this
+        converter writes for it, as a struct column."""
+        if not columns.is_bytes(column):
+            return None
+        first = column[pc.index(column.is_valid(), True).as_py()].as_py()
+        try:
+            schema = self.to_connect_data(topic, first).schema
+        except DataError:
+            return None  # the per-record path raises it
+        if schema is None or schema.type is not SchemaType.STRUCT:
+            return None
+        prefix = self._envelope_prefix(schema)
+        structs = json_structs.struct_column(column, prefix, schema, self.codec)
+        return None if structs is None else (schema, structs)
 
     def _envelope_prefix(self, schema: Schema | None) -> bytes:
         """``{"schema":<schema>,"payload":`` for *schema*, computed once per schema object."""

@@ -46,26 +46,6 @@ from seaway.java.objects import to_string
 logger = logging.getLogger(__name__)
 
 
-def _sink_records(batch: SinkBatch) -> list[SinkRecord]:
-    """A batch's records one by one, as :meth:`FileStreamSinkTask.put` takes them."""
-    columns = batch.records.to_pydict()
-    return [
-        SinkRecord(
-            topic=batch.topic,
-            kafka_partition=batch.partition,
-            key_schema=batch.key_schema,
-            key=key,
-            value_schema=batch.value_schema,
-            value=value,
-            kafka_offset=offset,
-            timestamp=timestamp,
-        )
-        for offset, timestamp, key, value in zip(
-            columns["offset"], columns["timestamp"], columns["key"], columns["value"], strict=True
-        )
-    ]
-
-
 class FileStreamSinkConnector(SinkConnector):
     """Very simple sink connector that works with stdout or a file."""
 
@@ -154,7 +134,7 @@ class FileStreamSinkTask(BatchSinkTask):
         :meth:`put`); other values go through :meth:`put`, record by record."""
         values = batch.records.column("value")
         if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-            self.put(_sink_records(batch))
+            self.put(batch.sink_records())
             return
         lines = values.fill_null("null").to_pylist()
         if not lines:

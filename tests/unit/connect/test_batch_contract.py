@@ -23,7 +23,7 @@ from seaway.connect.converters.string_converter import StringConverter
 from seaway.connect.runtime.queries.conversion import ConversionSpec, ConverterSpec, RecordConverter
 from seaway.connect.runtime.queries.source import _kafka_rows, _source_records
 from seaway.connectors.file import source as file_source
-from seaway.connectors.file.sink import FileStreamSinkTask, _sink_records
+from seaway.connectors.file.sink import FileStreamSinkTask
 from tests.unit.connectors.connector_helpers import source_task
 
 TEXTS = ["plain line", "", "é ü 漢字 🎉", "tab\there", 'quote " inside', "back\\slash", "x" * 300]
@@ -136,7 +136,7 @@ def test_file_sink_batch_writes_what_put_writes() -> None:
     for out, put in ((by_batch, "put_batch"), (by_records, "put")):
         task = FileStreamSinkTask(out)
         task.start({})
-        getattr(task, put)(batch if put == "put_batch" else _sink_records(batch))
+        getattr(task, put)(batch if put == "put_batch" else batch.sink_records())
     assert by_batch.getvalue() == by_records.getvalue() == "a\nnull\né\n"
 
 

@@ -25,7 +25,7 @@ from seaway.connect.api.data.logical import Date, Decimal, Time, Timestamp
 from seaway.connect.api.data.schema import Schema, SchemaType
 from seaway.connect.api.data.struct import Struct
 
-__all__ = ["arrow_schema", "arrow_type", "structs_to_table"]
+__all__ = ["arrow_schema", "arrow_type", "connect_values", "structs_to_table"]
 
 _PRIMITIVES = {
     SchemaType.INT8: pa.int8(), SchemaType.INT16: pa.int16(), SchemaType.INT32: pa.int32(),
@@ -95,3 +95,29 @@ def structs_to_table(schema: Schema, values: Sequence[Struct]) -> pa.Table:
         items = [_python(field.schema, v.get(field.name)) for v in values]
         columns.append(pa.array(items, type=arrow_type(field.schema)))
     return pa.Table.from_arrays(columns, schema=arrow_schema(schema))
+
+
+def connect_values(schema: Schema, column: pa.Array) -> list[Any]:
+    """The Connect values of an Arrow column of *schema*'s type (the reverse of
+    :func:`structs_to_table`'s columns): structs as :class:`Struct`, maps as dicts, logical
+    types as their Python values."""
+    return [_connect(schema, v) for v in column.to_pylist()]
+
+
+def _connect(schema: Schema, value: Any) -> Any:
+    """A value of ``to_pylist()`` as the Connect value of *schema*."""
+    if value is None:
+        return None
+    kind = schema.type
+    if kind is SchemaType.STRUCT:
+        struct = Struct(schema)
+        for f in schema.fields:
+            struct.put(f.name, _connect(f.schema, value.get(f.name)))
+        return struct
+    if kind is SchemaType.ARRAY:
+        element = _element(schema.value_schema)
+        return [_connect(element, v) for v in value]
+    if kind is SchemaType.MAP:
+        key, element = _element(schema.key_schema), _element(schema.value_schema)
+        return {_connect(key, k): _connect(element, v) for k, v in value}
+    return value

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
+import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DeadLetterQueue", "RawRecord"]
+__all__ = ["DeadLetterQueue", "RawRecord", "consumed_rows"]
 
 TOPIC: Final = "errors.deadletterqueue.topic.name"
 REPLICATION_FACTOR: Final = "errors.deadletterqueue.topic.replication.factor"
@@ -30,6 +31,32 @@ CONTEXT_HEADERS: Final = "errors.deadletterqueue.context.headers.enable"
 RawRecord = tuple[Any, ...]
 """A consumed row: ``(topic, partition, offset, key, value, timestamp_ms, timestamp_type,
 headers)`` as the sink reads it."""
+
+
+def consumed_rows(batch: pa.RecordBatch) -> Iterator[RawRecord]:
+    """The rows of one of the sink reader's Arrow batches (Spark's microsecond timestamps as
+    milliseconds)."""
+    names = batch.schema.names
+    cols = {
+        name: (
+            batch.column(i).cast(pa.int64()) if name == "timestamp" else batch.column(i)
+        ).to_pylist()
+        for i, name in enumerate(names)
+    }
+    timestamps = [None if t is None else t // 1000 for t in cols.get("timestamp", [])]
+    headers = cols.get("headers") or [None] * batch.num_rows
+    yield from zip(
+        cols["topic"],
+        cols["partition"],
+        cols["offset"],
+        cols["key"],
+        cols["value"],
+        timestamps,
+        cols["timestampType"],
+        headers,
+        strict=True,
+    )
+
 
 _PREFIX: Final = "__connect.errors."
 _FLUSH_TIMEOUT_S: Final = 60.0

@@ -14,11 +14,14 @@ import logging
 from concurrent.futures import Future
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from seaway.connect.api import SinkRecord
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.sink import ErrantRecordReporter
 from seaway.connect.runtime.queries.conversion import ConversionSpec
-from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue, RawRecord
+from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue, RawRecord, consumed_rows
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 
 __all__ = ["SinkErrantRecordReporter"]
@@ -43,6 +46,7 @@ class SinkErrantRecordReporter(ErrantRecordReporter):
         self.dead_letters = dead_letters
         self.metrics = metrics
         self._consumed: dict[int, RawRecord] = {}  # id(record) -> its consumed row
+        self._batches: list[pa.RecordBatch] = []  # as read, until release_batches()
 
     @classmethod
     def wanted(cls, spec: ConversionSpec) -> bool:
@@ -55,8 +59,37 @@ class SinkErrantRecordReporter(ErrantRecordReporter):
         self._consumed[id(record)] = row
 
     def forget(self) -> None:
-        """The batch was put: its rows are no longer needed."""
+        """The records were put: those handed over with their rows are no longer needed (a
+        later report finds its row in the batches kept)."""
         self._consumed.clear()
+
+    def consumed_batch(self, batch: pa.RecordBatch) -> None:
+        """Keep the consumed rows of *batch* (the sink reader's columns) until
+        :meth:`release_batches`."""
+        self._batches.append(batch)
+
+    def release_batches(self) -> None:
+        """The Spark task is over: nothing more can be reported."""
+        self._batches.clear()
+
+    def _consumed_row(self, record: SinkRecord) -> RawRecord | None:
+        """The consumed row *record* came from: handed over with it, or found by where it was
+        consumed in the batches kept."""
+        row = self._consumed.get(id(record))
+        if row is not None:
+            return row
+        where = (record.original_topic, record.original_kafka_partition,
+                 record.original_kafka_offset)  # fmt: skip
+        for batch in self._batches:
+            if not batch.num_rows:
+                continue
+            bounds = pc.min_max(batch.column("offset")).as_py()
+            if not bounds["min"] <= where[2] <= bounds["max"]:
+                continue
+            for found in consumed_rows(batch):
+                if (found[0], found[1], found[2]) == where:
+                    return found
+        return None
 
     def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
         self.metrics.failed()
@@ -73,7 +106,7 @@ class SinkErrantRecordReporter(ErrantRecordReporter):
                 self.spec.connector, STAGE, self.task_class, record.topic,
                 record.kafka_partition, record.kafka_offset, error,
             )  # fmt: skip
-        row = self._consumed.get(id(record)) or _row_of(record)
+        row = self._consumed_row(record) or _row_of(record)
         if self.dead_letters is None:
             future.set_result(None)
             return future

@@ -46,7 +46,7 @@ from seaway.connect.runtime.queries.conversion import (
     TaskFailure,
     add_plugin_path,
 )
-from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue
+from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue, consumed_rows
 from seaway.connect.runtime.queries.errant_records import SinkErrantRecordReporter
 from seaway.connect.runtime.queries.source import load_task_class
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
@@ -134,29 +134,6 @@ class _TaskContext(SinkTaskContext):
         pass
 
 
-def _rows(batch: pa.RecordBatch) -> Iterator[tuple[Any, ...]]:
-    names = batch.schema.names
-    cols = {
-        name: (
-            batch.column(i).cast(pa.int64()) if name == "timestamp" else batch.column(i)
-        ).to_pylist()
-        for i, name in enumerate(names)
-    }
-    timestamps = [None if t is None else t // 1000 for t in cols.get("timestamp", [])]
-    headers = cols.get("headers") or [None] * batch.num_rows
-    yield from zip(
-        cols["topic"],
-        cols["partition"],
-        cols["offset"],
-        cols["key"],
-        cols["value"],
-        timestamps,
-        cols["timestampType"],
-        headers,
-        strict=True,
-    )
-
-
 def _sink_batch(converter: RecordConverter, batch: pa.RecordBatch) -> SinkBatch | None:
     """Consumed rows of one topic-partition as a :class:`SinkBatch`, converted whole; None
     when they need the per-record path (headers, several partitions, a converter that
@@ -215,6 +192,8 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     batch_task = task if isinstance(task, BatchSinkTask) and not converter.transforms else None
     try:
         for batch in batches:
+            if reporter is not None:  # a task may report any record it took until pre_commit
+                reporter.consumed_batch(batch)
             try:
                 whole = _sink_batch(converter, batch) if batch_task is not None else None
             except Exception:
@@ -234,7 +213,7 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
                 continue
             records: list[SinkRecord] = []
             metrics.records_in += batch.num_rows
-            for row in _rows(batch):
+            for row in consumed_rows(batch):
                 tp = TopicPartition(row[0], row[1])
                 if tp not in context.partitions:
                     context.partitions.add(tp)
@@ -253,22 +232,35 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
                 reporter.forget()
         if dead_letters is not None:  # skipped records are in the queue before any commit
             dead_letters.flush()
-            metrics.dlq_failures += len(dead_letters.failures)
-            if dead_letters.failures:
-                raise ConnectError(
-                    f"Records of {spec.connector}-{task_index} could not be written to the dead "
-                    f"letter queue {dead_letters.topic}: {dead_letters.failures[0]}"
-                )
+            _check_dead_letters(spec, task_index, dead_letters, metrics)
         current = {tp: OffsetAndMetadata(offset) for tp, offset in consumed.items()}
         committable = task.pre_commit(current) if current else {}
         if context.partitions:
             task.close(list(context.partitions))
+        if dead_letters is not None:  # what pre_commit reported is in the queue before the commit
+            dead_letters.flush()
+            _check_dead_letters(spec, task_index, dead_letters, metrics)
     finally:
+        if reporter is not None:
+            reporter.release_batches()
         converter.close()
         task.stop()
     metrics.partitions = len(context.partitions)
     offsets = [(tp.topic, tp.partition, om.offset) for tp, om in committable.items()]
     return offsets, count, metrics
+
+
+def _check_dead_letters(
+    spec: SinkQuerySpec, task_index: int, dead_letters: DeadLetterQueue, metrics: TaskMetrics
+) -> None:
+    """Fail the task when a record could not be written to the dead letter queue."""
+    metrics.dlq_failures += len(dead_letters.failures)
+    if dead_letters.failures:
+        raise ConnectError(
+            f"Records of {spec.connector}-{task_index} could not be written to the dead "
+            f"letter queue {dead_letters.topic}: {dead_letters.failures[0]}"
+        )
+    dead_letters.failures.clear()
 
 
 def _timed(metrics: TaskMetrics, put: Callable[[], None]) -> None:

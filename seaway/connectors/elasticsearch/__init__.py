@@ -1,0 +1,2 @@
+"""The Elasticsearch/OpenSearch sink: Confluent's ``ElasticsearchSinkConnector`` and Aiven's
+``OpensearchSinkConnector`` on one implementation."""

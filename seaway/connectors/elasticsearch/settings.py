@@ -1,0 +1,163 @@
+"""One search sink configuration, whichever connector class it was written for.
+
+Confluent's ``ElasticsearchSinkConnector`` and Aiven's ``OpensearchSinkConnector`` name
+their keys differently and differ in a few defaults (see ``config`` and
+``opensearch_config``); both parse into this :class:`SinkSettings`, which is all the rest
+of the sink reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+__all__ = [
+    "DataStream",
+    "IdStrategy",
+    "MalformedBehavior",
+    "NullBehavior",
+    "SinkSettings",
+    "TlsFiles",
+    "VersionConflictBehavior",
+    "WriteMethod",
+]
+
+
+class NullBehavior(Enum):
+    """``behavior.on.null.values``: what a record with a null value (a tombstone) does."""
+
+    IGNORE = "ignore"
+    DELETE = "delete"
+    FAIL = "fail"
+
+
+class MalformedBehavior(Enum):
+    """``behavior.on.malformed.documents``: a document the server rejects as malformed."""
+
+    IGNORE = "ignore"
+    WARN = "warn"
+    FAIL = "fail"
+    REPORT = "report"  # Aiven: to the errant record reporter, then go on
+
+
+class VersionConflictBehavior(Enum):
+    """What a ``version_conflict_engine_exception`` does (Aiven's
+    ``behavior.on.version.conflict``; Confluent ignores conflicts of external versions)."""
+
+    IGNORE = "ignore"
+    WARN = "warn"
+    REPORT = "report"
+    FAIL = "fail"
+
+
+class WriteMethod(Enum):
+    """``write.method`` (Aiven: ``index.write.method``)."""
+
+    INSERT = "insert"
+    UPSERT = "upsert"
+
+
+class IdStrategy(Enum):
+    """How a document id is made when the record key is not used (Aiven's
+    ``key.ignore.id.strategy``; Confluent always uses ``topic+partition+offset``)."""
+
+    NONE = "none"  # the server generates the id
+    RECORD_KEY = "record.key"
+    TOPIC_PARTITION_OFFSET = "topic.partition.offset"
+
+
+@dataclass(frozen=True)
+class DataStream:
+    """Writing to a data stream instead of an index (``data.stream.*``)."""
+
+    type: str = ""  # Confluent: "logs" or "metrics"; "" with Aiven's prefix naming
+    dataset: str = ""
+    namespace: str = "${topic}"
+    prefix: str = ""  # Aiven's data.stream.prefix: streams named <prefix>-<topic>
+    timestamp_fields: tuple[str, ...] = ()  # @timestamp copied from the first one present
+    # Aiven: the stream's timestamp field (data.stream.timestamp.field, named in the index
+    # template Seaway creates); documents go as they are, except that with keep_timestamp and
+    # "@timestamp" a document without @timestamp gets the record's timestamp
+    timestamp_field: str = "@timestamp"
+    keep_timestamp: bool = False  # Aiven: a document's own @timestamp wins (Confluent overwrites)
+    index_template: str | None = None  # Aiven's data.streams.existing.index.template.name
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """TLS towards the server (Confluent's ``elastic.https.ssl.*``, Aiven's
+    ``connection.ssl.*``), as Kafka's client SSL settings name them."""
+
+    truststore_location: str | None = None
+    truststore_password: str | None = None
+    truststore_type: str = "JKS"
+    keystore_location: str | None = None
+    keystore_password: str | None = None
+    keystore_type: str = "JKS"
+    key_password: str | None = None
+    protocol: str = "TLSv1.3"
+    enabled_protocols: tuple[str, ...] = ()
+    verify_hostname: bool = True  # ssl.endpoint.identification.algorithm=https
+    trust_all: bool = False  # Aiven's connection.trust.all.certificates
+    cipher_suites: tuple[str, ...] = ()  # ssl.cipher.suites (empty: the defaults)
+
+
+@dataclass(frozen=True)
+class SinkSettings:
+    """Everything the search sink's task needs, parsed and checked."""
+
+    urls: tuple[str, ...]  # each with a scheme: http://host:9200
+    username: str | None = None
+    password: str | None = None
+    tls: TlsFiles | None = None  # None: no TLS settings (https URLs use the system's CAs)
+
+    batch_size: int = 2000
+    bulk_size_bytes: int = 5 * 1024 * 1024  # -1: no byte bound
+    max_in_flight_requests: int = 5
+    max_buffered_records: int = 20000
+    linger_ms: int = 1
+    flush_timeout_ms: int = 180000
+    flush_synchronously: bool = False
+    max_retries: int = 5
+    retry_backoff_ms: int = 100
+    connection_timeout_ms: int = 1000
+    read_timeout_ms: int = 3000
+    compression: bool = False  # connection.compression: gzip request bodies
+
+    key_ignore: bool = False
+    topic_key_ignore: frozenset[str] = frozenset()
+    schema_ignore: bool = False
+    topic_schema_ignore: frozenset[str] = frozenset()
+    compact_map_entries: bool = True
+    drop_invalid_message: bool = False
+    null_values: NullBehavior = NullBehavior.FAIL
+    malformed_documents: MalformedBehavior = MalformedBehavior.FAIL
+    version_conflicts: VersionConflictBehavior = VersionConflictBehavior.IGNORE
+    write_method: WriteMethod = WriteMethod.INSERT
+    external_version_header: str = ""
+    use_autogenerated_ids: bool = False
+    ignored_key_ids: IdStrategy = IdStrategy.TOPIC_PARTITION_OFFSET
+    data_stream: DataStream | None = None
+    # topic -> an existing index, alias or data stream to write to instead of the topic's
+    # own index (external.resource.usage / topic.to.external.resource.mapping)
+    resources: dict[str, str] = field(default_factory=dict)
+    type_name: str | None = None  # accepted (Elasticsearch 6's type); never sent
+    aiven_index_names: bool = False  # Aiven's topic-to-index rule (index_names), not Confluent's
+    # "index", "data_stream" or "alias": what the resources above are ("" without them)
+    resource_type: str = ""
+    max_connection_idle_ms: int = 60000  # Confluent's max.connection.idle.time.ms
+    proxy: str | None = None  # http://host:port (Confluent's proxy.host/proxy.port)
+    proxy_username: str | None = None
+    proxy_password: str | None = None
+
+    def ignores_key(self, topic: str) -> bool:
+        """Whether documents of *topic* are not identified by the record key."""
+        return (
+            self.key_ignore
+            or topic in self.topic_key_ignore
+            or (self.use_autogenerated_ids and self.write_method is WriteMethod.INSERT)
+        )
+
+    def ignores_schema(self, topic: str) -> bool:
+        """Whether *topic*'s index gets no mapping made from the record schema."""
+        return self.schema_ignore or topic in self.topic_schema_ignore
