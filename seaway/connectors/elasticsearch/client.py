@@ -35,7 +35,7 @@ from seaway.connect.api.errors import ConnectError
 from seaway.connectors.elasticsearch.settings import SinkSettings, TlsFiles
 from seaway.security.tls import TlsSettings
 
-__all__ = ["SearchClient", "SearchError", "ServerInfo"]
+__all__ = ["SearchClient", "SearchError", "ServerInfo", "server_info", "supported"]
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,17 @@ def server_info(body: dict[str, Any]) -> ServerInfo:
     tagline = str(body.get("tagline", ""))
     opensearch = version.get("distribution") == "opensearch" or "OpenSearch" in tagline
     return ServerInfo("opensearch" if opensearch else "elasticsearch", parts)
+
+
+def supported(info: ServerInfo, url: str) -> ServerInfo:
+    """*info* if the sink can write to that server (Elasticsearch 7 or later, OpenSearch),
+    else a ConnectError naming it."""
+    if info.distribution == "elasticsearch" and info.major < 7:
+        raise ConnectError(
+            f"Elasticsearch {'.'.join(map(str, info.version))} at {url} is not supported: "
+            "the sink needs Elasticsearch 7 or later, or OpenSearch"
+        )
+    return info
 
 
 class SearchClient:
@@ -118,13 +129,7 @@ class SearchClient:
         """The server's flavour and version (asked once); Elasticsearch before 7 is refused."""
         if self._info is None:
             _, body = self.call("GET", "/", description="get the server's version")
-            info = server_info(body or {})
-            if info.distribution == "elasticsearch" and info.major < 7:
-                raise ConnectError(
-                    f"Elasticsearch {'.'.join(map(str, info.version))} at {self.urls[0]} is "
-                    "not supported: the sink needs Elasticsearch 7 or later, or OpenSearch"
-                )
-            self._info = info
+            self._info = supported(server_info(body or {}), self.urls[0])
         return self._info
 
     def index_exists(self, index: str) -> bool:

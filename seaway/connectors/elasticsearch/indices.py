@@ -48,8 +48,12 @@ class Indices:
             return data_stream_name(topic, settings.data_stream)
         return opensearch_index_name(topic) if settings.aiven_index_names else index_name(topic)
 
-    def ensure(self, settings: SinkSettings, topic: str, schema: Schema | None) -> str:
-        """*topic*'s resource, created (and mapped from *schema*) on first use."""
+    def ensure(
+        self, settings: SinkSettings, topic: str, schema: Schema | None, *, tombstone: bool = False
+    ) -> str:
+        """*topic*'s resource, created (and mapped from *schema*) on first use; a *tombstone*
+        maps nothing (Confluent would fail it with "Cannot infer mapping" on an index without
+        a mapping: the next record with a value makes it)."""
         name = self.resource(settings, topic)
         if settings.resources.get(topic):
             return name  # an existing resource the user named: never created nor mapped
@@ -58,7 +62,7 @@ class Indices:
                 self._create(settings, name)
                 self._present.add(name)
             mapped = settings.data_stream is not None or settings.ignores_schema(topic)
-            if not mapped and name not in self._mapped:
+            if not mapped and not tombstone and name not in self._mapped:
                 self._map(name, schema)
                 self._mapped.add(name)
         return name

@@ -197,7 +197,9 @@ class ElasticsearchSinkTask(BatchSinkTask):
             )
         if record.value is None and record.key is None:
             return None  # nothing to delete by
-        index = self.cluster.indices.ensure(s, topic, record.value_schema)
+        index = self.cluster.indices.ensure(
+            s, topic, record.value_schema, tombstone=record.value is None
+        )
         meta: dict[str, Any] = {"_index": index}
         document_id = self._document_id(record)
         if document_id is not None:
