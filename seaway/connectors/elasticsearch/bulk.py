@@ -5,7 +5,8 @@ topic-partition as one Arrow binary column (row i: action i's lines, each ending
 newline). The writer cuts them into ``_bulk`` requests of at most ``batch.size`` actions and
 ``bulk.size.bytes`` bytes, whose bodies are slices of those columns' data buffers (no Python
 object per record), and keeps at most ``max.in.flight.requests`` of them in flight on a
-thread pool. Answers are handled on the task's own thread (it reports to the dead letter
+thread pool (a request not answered within ``flush.timeout.ms``, retries included, fails the
+task). Answers are handled on the task's own thread (it reports to the dead letter
 queue), item by item only when the server says an item failed, as Confluent's
 ``ElasticsearchClient.handleResponse`` does:
 
@@ -16,17 +17,19 @@ queue), item by item only when the server says an item failed, as Confluent's
 3. anything else goes to the reporter and fails the task. Item errors are never retried.
 
 :meth:`BulkWriter.flush` returns once every request was answered, so the offsets the task
-then gives its ``pre_commit`` are of records the server has acknowledged.
+then gives its ``pre_commit`` are of records the server has acknowledged. Seaway's sink task
+lives for one micro-batch and flushes at its end, so ``linger.ms`` has nothing to wait for,
+and what is buffered is at most ``max.in.flight.requests`` requests of ``batch.size``.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -155,11 +158,14 @@ class BulkWriter:
 
     def _complete_oldest(self) -> None:
         request, future = self.in_flight.popleft()
-        started = time.monotonic()
-        answer = future.result()  # a request that failed all its retries raises here
-        waited = time.monotonic() - started
-        if waited > 1:
-            log.debug("Waited %.1f s for a bulk request of %d actions", waited, request.count)
+        try:  # a request that failed all its retries raises here
+            answer = future.result(timeout=self.settings.flush_timeout_ms / 1000)
+        except FutureTimeout:
+            raise ConnectError(
+                f"A bulk request of {request.count} actions was not answered within "
+                f"flush.timeout.ms={self.settings.flush_timeout_ms}: could not make space in "
+                "the internal buffer fast enough. Consider increasing flush.timeout.ms."
+            ) from None
         if answer.get("errors"):
             self._handle_items(request, answer.get("items") or [])
         self.written += request.count

@@ -256,8 +256,9 @@ class ElasticsearchSinkTask(BatchSinkTask):
         if found is None or found.value is None:
             raise DataError(f"Record {_where(record)} has no header '{header}' to take its "
                             "version from (external.version.header)")  # fmt: skip
+        value = found.value.decode() if isinstance(found.value, bytes) else str(found.value)
         try:
-            return int(str(found.value).strip())
+            return int(value.strip())
         except ValueError:
             raise DataError(f"Header '{header}' of {_where(record)} is not a number: "
                             f"{found.value!r} (external.version.header)") from None  # fmt: skip
