@@ -124,6 +124,7 @@ def test_the_seed_session_mysql_to_kafka_to_search(
     _create_topic(bootstrap, "mysql.login")
     plugins = [p["class"] for p in worker.ok("GET", "/connector-plugins")]
     assert "io.confluent.connect.elasticsearch.ElasticsearchSinkConnector" in plugins
+    assert "io.aiven.kafka.connect.opensearch.OpenSearchSinkConnector" in plugins
     source = {"connector.class": "JdbcSourceConnector",
               "connection.url": f"jdbc:mysql://127.0.0.1:{mariadb.port}/es_seed?user=root",
               "mode": "timestamp", "table.whitelist": "login", "validate.non.null": False,

@@ -110,7 +110,8 @@ class _Cluster:
         s = settings
         key = (s.urls, s.username, s.password, s.tls, s.connection_timeout_ms,
                s.read_timeout_ms, s.max_in_flight_requests, s.max_retries,
-               s.retry_backoff_ms, s.compression)  # fmt: skip
+               s.retry_backoff_ms, s.compression, s.proxy, s.proxy_username,
+               s.proxy_password)  # fmt: skip
         with cls._lock:
             found = cls._shared.get(key)
             if found is None:

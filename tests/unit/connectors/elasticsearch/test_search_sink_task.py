@@ -22,7 +22,7 @@ from seaway.connect.api.data import Schema, SchemaBuilder, Struct, Timestamp
 from seaway.connect.api.data.arrow import structs_to_table
 from seaway.connect.api.errors import DataError
 from seaway.connectors.elasticsearch.client import server_info, supported
-from seaway.connectors.elasticsearch.sink import ElasticsearchSinkTask
+from seaway.connectors.elasticsearch.sink import ElasticsearchSinkTask, OpensearchSinkTask
 from tests.search import FaultProxy, SearchServer
 
 SCHEMA = (
@@ -197,3 +197,19 @@ def test_the_servers_are_told_apart_by_their_root_answer() -> None:
     # OpenSearch 1 may report 7.10.2 for old clients; its distribution still says so
     os1 = {"version": {"distribution": "opensearch", "number": "7.10.2"}}
     assert server_info(os1).distribution == "opensearch"
+
+
+def test_aivens_names_drive_the_same_sink(search: SearchServer) -> None:
+    """Aiven's OpenSearch sink: ``index.write.method=upsert`` and its default
+    ``behavior.on.null.values=ignore``, on the same code."""
+    topic = _topic()
+    task = OpensearchSinkTask()
+    task.start({"connection.url": search.url, "topics": topic,
+                "index.write.method": "upsert", "key.ignore": "false"})  # fmt: skip
+    assert task.settings.aiven_index_names
+    assert task._action(_record(None)) is None  # a tombstone ignored by default
+    task.put_batch(_batch(topic, 5))
+    task.flush({})
+    _, doc = search.request("GET", f"/{topic}/_doc/k2")
+    assert doc["_source"]["id"] == 2 and doc["_version"] == 1  # upserts are not versioned
+    task.stop()
