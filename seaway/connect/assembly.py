@@ -81,7 +81,7 @@ def _advertised(config: WorkerConfig) -> dict[str, Any]:
 
 
 def _listeners(config: WorkerConfig) -> str:
-    return ",".join(config.get("listeners"))
+    return ",".join(config.rest_listeners())
 
 
 def standalone_worker(props: Mapping[str, Any]) -> Connect:

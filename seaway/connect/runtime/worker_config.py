@@ -11,12 +11,15 @@ One difference from Kafka, on purpose: ``key.converter`` and ``value.converter``
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
 from seaway.config import ConfigDef, Importance, Type
 from seaway.config.validators import CaseInsensitiveValidString, Range, ValidString
 from seaway.connect.runtime.storage import settings
+
+log = logging.getLogger(__name__)
 
 JSON_CONVERTER: Final = "org.apache.kafka.connect.json.JsonConverter"
 SIMPLE_HEADER_CONVERTER: Final = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
@@ -28,6 +31,9 @@ HEADER_CONVERTER: Final = "header.converter"
 OFFSET_FLUSH_INTERVAL_MS: Final = "offset.flush.interval.ms"
 OFFSET_FLUSH_TIMEOUT_MS: Final = "offset.flush.timeout.ms"
 LISTENERS: Final = "listeners"
+REST_HOST_NAME: Final = "rest.host.name"
+REST_PORT: Final = "rest.port"
+REST_PORT_DEFAULT: Final = 8083
 PLUGIN_PATH: Final = "plugin.path"
 TOPIC_TRACKING_ENABLE: Final = "topic.tracking.enable"
 TOPIC_TRACKING_ALLOW_RESET: Final = "topic.tracking.allow.reset"
@@ -188,6 +194,26 @@ def _common() -> ConfigDef:
         None,
         Importance.LOW,
         "REST listeners, e.g. http://:8083 (empty host: all interfaces).",
+        group=_REST,
+    )
+    d.define(
+        REST_HOST_NAME,
+        Type.STRING,
+        None,
+        None,
+        Importance.LOW,
+        "DEPRECATED (removed in Kafka 3.0; use listeners): host the REST API binds to, "
+        "only when listeners is not set (unset: all interfaces).",
+        group=_REST,
+    )
+    d.define(
+        REST_PORT,
+        Type.INT,
+        None,
+        None,
+        Importance.LOW,
+        "DEPRECATED (removed in Kafka 3.0; use listeners): port the REST API listens on, "
+        f"only when listeners is not set (unset: {REST_PORT_DEFAULT}).",
         group=_REST,
     )
     d.define(
@@ -447,6 +473,29 @@ class WorkerConfig:
         return self.distributed and (
             str(self.values[EXACTLY_ONCE_SOURCE_SUPPORT]).lower() == "enabled"
         )
+
+    def rest_listeners(self) -> list[str]:
+        """The REST listeners, as Kafka 2.8's ``RestServer.parseListeners``: ``listeners``
+        if set, else ``http://<rest.host.name>:<rest.port>``; warns once of either
+        deprecated key."""
+        legacy = [key for key in (REST_HOST_NAME, REST_PORT) if self.values[key] is not None]
+        listeners: list[str] = self.values[LISTENERS]
+        if not legacy:
+            return listeners
+        names = " and ".join(legacy)
+        if LISTENERS in self.originals:
+            log.warning("%s ignored: listeners is set (%s)", names, ",".join(listeners))
+            return listeners
+        port = self.values[REST_PORT]
+        host = self.values[REST_HOST_NAME] or ""
+        url = f"http://{host}:{REST_PORT_DEFAULT if port is None else port}"
+        log.warning(
+            "Deprecated %s (removed in Kafka 3.0): listening on %s; set listeners=%s instead",
+            names,
+            url,
+            url,
+        )
+        return [url]
 
     def with_prefix(self, prefix: str) -> dict[str, str]:
         """Original properties under *prefix*, prefix removed (``producer.``, ``consumer.``)."""
