@@ -10,10 +10,17 @@ Every write commits before the broker acknowledges it, so it survives ``kill -9`
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from seaway.protocol.errors import ErrorCode, KafkaError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["AclRow", "CommittedOffset", "MetadataStore", "TopicRecord"]
 
@@ -97,11 +104,66 @@ class CommittedOffset:
     commit_timestamp: int
 
 
+class _Connection(sqlite3.Connection):
+    """A connection whose failed statements and commits (disk full, I/O error, read-only
+    file system) raise KAFKA_STORAGE_ERROR, so requests answer it rather than dropping the
+    connection. Any open transaction is rolled back first: the store stays as it was."""
+
+    failing = False  # the failure is logged once, until a write commits again
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            cursor = super().execute(sql, parameters)
+        except sqlite3.OperationalError as e:
+            raise self._failed(e) from e
+        if (
+            self.failing
+            and not self.in_transaction
+            and not sql.lstrip().upper().startswith("SELECT")
+        ):
+            self.failing = False  # a write committed again
+        return cursor
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        try:
+            return super().executemany(sql, parameters)
+        except sqlite3.OperationalError as e:
+            raise self._failed(e) from e
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+        /,
+    ) -> Literal[False]:
+        try:
+            super().__exit__(kind, value, traceback)
+        except sqlite3.OperationalError as e:
+            raise self._failed(e) from e
+        if kind is None:
+            self.failing = False  # a transaction committed again
+        return False
+
+    def _failed(self, error: sqlite3.OperationalError) -> KafkaError:
+        if self.in_transaction:
+            try:
+                self.rollback()
+            except sqlite3.Error as e:
+                log.warning("Rolling back the metadata store failed too: %s", e)
+        if not self.failing:
+            log.error("Error while writing the metadata store: %s", error)
+            self.failing = True
+        return KafkaError(ErrorCode.kafka_storage_error, f"metadata store: {error}")
+
+
 class MetadataStore:
     """SQLite-backed durable state of the broker."""
 
     def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, factory=_Connection
+        )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)

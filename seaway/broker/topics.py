@@ -196,7 +196,14 @@ class TopicManager:
             return None
         record = TopicRecord(name, uuid.uuid4(), partitions, dict(overrides))
         self.store.put_topic(record)
-        topic = self._open(record, recover=False)
+        try:
+            topic = self._open(record, recover=False)
+        except OSError as e:  # disk full: forget it again (startup drops its directories)
+            log.error("Error while creating the log of topic %s: %s", name, e)
+            self.store.delete_topic(name)
+            raise KafkaError(
+                ErrorCode.kafka_storage_error, f"cannot create the log of {name}: {e}"
+            ) from e
         log.info("Created topic %s with %d partitions and configs %s", name, partitions, overrides)
         return topic
 

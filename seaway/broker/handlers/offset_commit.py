@@ -37,8 +37,14 @@ async def offset_commit(ctx: RequestContext) -> Any:
                 ctx.version,
             )
         except KafkaError as e:
-            codes |= {(t, p): e.code for t, p, *_ in allowed}
+            codes |= {(t, p): _commit_error(e.code) for t, p, *_ in allowed}
     return commit_response(ctx, "OffsetCommit", offsets, codes)
+
+
+def _commit_error(code: ErrorCode) -> ErrorCode:
+    """As Kafka's GroupMetadataManager: an offsets write the storage refused answers
+    NOT_COORDINATOR, which clients retry (after finding the coordinator again)."""
+    return ErrorCode.not_coordinator if code == ErrorCode.kafka_storage_error else code
 
 
 def readable_offsets(

@@ -136,13 +136,13 @@ async def produce(ctx: RequestContext) -> Any:
     req = ctx.request
     broker = ctx.broker
     now = int(time.time() * 1000)
-    to_flush: list[PartitionLog] = []
+    to_flush: list[tuple[PartitionLog, list[_PartitionResult], int]] = []
     results: list[tuple[str, list[_PartitionResult]]] = []
     bad_acks = req.acks not in (0, 1, -1)
     denied, writable = _authorization(ctx)
     for topic_data in req.topic_data:
         topic = topic_data.name
-        partitions = []
+        partitions: list[_PartitionResult] = []
         for pd in topic_data.partition_data:
             base, append_time, start, message = -1, -1, -1, None
             culprits: list[tuple[int, str]] = []
@@ -167,7 +167,7 @@ async def produce(ctx: RequestContext) -> Any:
                     plog.log_start_offset,
                 )
                 if result.needs_flush:
-                    to_flush.append(plog)
+                    to_flush.append((plog, partitions, len(partitions)))
                 if not result.duplicate:
                     broker.topics.notify(topic, pd.index)
                 code = ErrorCode.none
@@ -188,7 +188,10 @@ async def produce(ctx: RequestContext) -> Any:
             partitions.append((pd.index, code, base, append_time, start, message, culprits))
         results.append((topic, partitions))
     if to_flush:
-        await asyncio.get_running_loop().run_in_executor(None, _flush_all, to_flush)
+        failed = await asyncio.get_running_loop().run_in_executor(
+            None, _flush_all, [plog for plog, _, _ in to_flush]
+        )
+        _fail_unflushed(to_flush, failed)
     throttle = _throttle(ctx) if broker.quotas.produce.enabled else ZERO
     if req.acks == 0:
         return None
@@ -248,6 +251,30 @@ def _as_datetime(ms: int) -> datetime.datetime | None:
     return datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
 
 
-def _flush_all(logs: list[PartitionLog]) -> None:
+def _flush_all(logs: list[PartitionLog]) -> dict[int, str]:
+    """fsync each log; return the cause by ``id`` of each log whose fsync failed."""
+    failed = {}
     for plog in logs:
-        plog.flush()
+        try:
+            plog.flush()
+        except OSError as e:
+            if plog.storage_error is None:  # once, until a write to it succeeds again
+                log.error(
+                    "Error while flushing %s in dir %s: %s",
+                    plog.directory.name,
+                    plog.directory.parent,
+                    e,
+                )
+            plog.storage_error = failed[id(plog)] = str(e)
+    return failed
+
+
+def _fail_unflushed(
+    flushed: list[tuple[PartitionLog, list[_PartitionResult], int]], failed: dict[int, str]
+) -> None:
+    """Answer KAFKA_STORAGE_ERROR for the partitions whose flush failed: not durable."""
+    for plog, partitions, i in flushed:
+        cause = failed.get(id(plog))
+        if cause is not None:
+            index = partitions[i][0]
+            partitions[i] = (index, ErrorCode.kafka_storage_error, -1, -1, -1, cause, [])

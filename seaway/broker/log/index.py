@@ -10,6 +10,7 @@ segment, so it carries no checksum and is simply rebuilt when it looks wrong.
 
 from __future__ import annotations
 
+import errno
 import os
 import struct
 import sys
@@ -34,6 +35,19 @@ def _load(path: Path, typecode: str) -> array:
     return values
 
 
+def _write_entry(fd: int, entry: bytes, count: int) -> None:
+    """Append one entry to an index file of ``count`` entries, all or nothing: a short or
+    failed write (disk full) is cut back off so the file stays aligned, then raised."""
+    try:
+        written = os.write(fd, entry)
+    except OSError:
+        os.ftruncate(fd, count * len(entry))
+        raise
+    if written != len(entry):
+        os.ftruncate(fd, count * len(entry))
+        raise OSError(errno.ENOSPC, f"short index write: {written} of {len(entry)} bytes")
+
+
 class OffsetIndex:
     """Maps offsets to byte positions in a segment, one entry per ``index.interval.bytes``."""
 
@@ -54,9 +68,9 @@ class OffsetIndex:
         relative = offset - self.base_offset
         if self._offsets and relative <= self._offsets[-1]:
             return
+        _write_entry(self._fd, self.ENTRY.pack(relative, position), len(self._offsets))
         self._offsets.append(relative)
         self._positions.append(position)
-        os.write(self._fd, self.ENTRY.pack(relative, position))
 
     def lookup(self, offset: int) -> int:
         """Byte position of the last indexed batch whose last offset is <= ``offset`` (or 0)."""
@@ -118,9 +132,9 @@ class TimeIndex:
         if self._timestamps and timestamp <= self._timestamps[-1]:
             return
         relative = offset - self.base_offset
+        _write_entry(self._fd, self.ENTRY.pack(timestamp, relative), len(self._timestamps))
         self._timestamps.append(timestamp)
         self._offsets.append(relative)
-        os.write(self._fd, self.ENTRY.pack(timestamp, relative))
 
     def lookup(self, timestamp: int) -> int:
         """The offset of the last entry whose timestamp is < ``timestamp`` (or the base offset).

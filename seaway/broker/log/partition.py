@@ -12,6 +12,7 @@ import logging
 import shutil
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +80,7 @@ class PartitionLog:
         self.cleaner_checkpoint = CleanerCheckpoint(directory)
         self.closed = False
         self.appended = AppendCounts()
+        self.storage_error: str | None = None  # the last failed write's cause, until one works
         self._last_flush = time.monotonic()
         self._load(recover)
         self.log_start_offset = max(self._read_int(_LOG_START, 0), self.segments[0].base_offset)
@@ -204,6 +206,11 @@ class PartitionLog:
                 f"batch of {size} bytes exceeds max.message.bytes={self.config.max_message_bytes}",
             )
         self._check_timestamp(header, now_ms)
+        with self._storage_guard():
+            return self._append(batch, header, now_ms)
+
+    def _append(self, batch: Buffer, header: BatchHeader, now_ms: int) -> AppendResult:
+        size = len(batch)
         base = self.log_end_offset
         self._maybe_roll(size, header)
         log_append_time = -1
@@ -245,12 +252,38 @@ class PartitionLog:
             timestamp=now_ms,
         )
         header = parse_header(batch, 0)
-        self._maybe_roll(len(batch), header)
-        self.active.append([batch], header)
+        with self._storage_guard():
+            self._maybe_roll(len(batch), header)
+            self.active.append([batch], header)
         self.producer_state.update(header)
         if not commit and first is not None:
             self.aborted.append(AbortedTxn(producer_id, first, offset, self.last_stable_offset))
         return offset
+
+    @contextmanager
+    def _storage_guard(self) -> Iterator[None]:
+        """Turn a failed write (disk full, read-only or failing disk) into
+        KAFKA_STORAGE_ERROR, logged once until a write succeeds again. The segment undid
+        the partial write, so the log end is unchanged and the next append retries it."""
+        try:
+            yield
+        except OSError as e:
+            if self.storage_error is None:
+                log.error(
+                    "Error while appending records to %s in dir %s: %s (writes to it fail "
+                    "with KAFKA_STORAGE_ERROR until they succeed again)",
+                    self.directory.name,
+                    self.directory.parent,
+                    e,
+                )
+            self.storage_error = str(e)
+            raise KafkaError(
+                ErrorCode.kafka_storage_error,
+                f"cannot write to {self.directory.name} in {self.directory.parent}: {e}",
+            ) from e
+        if self.storage_error is not None:
+            log.info("Appends to %s succeed again", self.directory.name)
+            self.storage_error = None
 
     def _check_timestamp(self, header: BatchHeader, now_ms: int) -> None:
         if self.config.log_append_time or header.max_timestamp < 0:
@@ -500,9 +533,18 @@ class PartitionLog:
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Flush, snapshot and close; on a full or failing disk close anyway (the next
+        start recovers from the last recovery point)."""
         self.closed = True
-        self.flush()
-        self.producer_state.take_snapshot(self.log_end_offset)
+        try:
+            self.flush()
+            self.producer_state.take_snapshot(self.log_end_offset)
+        except OSError as e:
+            log.warning(
+                "Closing %s without a clean flush (recovered at the next start): %s",
+                self.directory.name,
+                e,
+            )
         for segment in self.segments:
             segment.close()
 

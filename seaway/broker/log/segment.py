@@ -6,6 +6,7 @@ them (``00000000000000000000.log``, ``.index``, ``.timeindex``).
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import time
@@ -63,25 +64,46 @@ class Segment:
     def append(self, chunks: Sequence[Buffer], header: BatchHeader) -> int:
         """Append one batch, given as buffers written back to back; return its position."""
         position = self.size
-        written = os.pwritev(self._fd, chunks, position)
-        if written != header.size:
-            raise OSError(f"short write to {self.path}: {written} of {header.size} bytes")
+        try:
+            written = os.pwritev(self._fd, chunks, position)
+            if written != header.size:
+                raise OSError(
+                    errno.ENOSPC,
+                    f"short write to {self.path}: {written} of {header.size} bytes",
+                )
+            self._track(header, position)
+        except OSError:
+            self._undo_append(position)
+            raise
         self.size += written
-        self._track(header, position)
         self.unflushed_messages += header.records_count
         return position
 
+    def _undo_append(self, position: int) -> None:
+        """After a failed append (disk full, I/O error): cut the partly written batch and
+        any index entry for it off, so the log ends where it did and the next append
+        overwrites the spot. Shrinking a file needs no space."""
+        try:
+            os.ftruncate(self._fd, position)
+            self.offset_index.truncate_to_position(position)
+        except OSError as e:
+            log.warning("Could not cut a failed append off %s at %d: %s", self.path, position, e)
+
     def _track(self, header: BatchHeader, position: int) -> None:
+        """Index the batch at ``position``, then note it in memory: an index write that
+        fails (disk full) raises before anything in memory changed."""
+        max_timestamp, offset_of_max = self.max_timestamp, self.offset_of_max_timestamp
+        if header.max_timestamp > max_timestamp:
+            max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
+        since_index = self._bytes_since_index + header.size
+        if since_index > self.index_interval_bytes:
+            self.offset_index.append(header.last_offset, position)
+            self.time_index.maybe_append(max_timestamp, offset_of_max)
+            since_index = 0
         if self.first_batch_timestamp < 0:
             self.first_batch_timestamp = header.max_timestamp
-        if header.max_timestamp > self.max_timestamp:
-            self.max_timestamp = header.max_timestamp
-            self.offset_of_max_timestamp = header.last_offset
-        self._bytes_since_index += header.size
-        if self._bytes_since_index > self.index_interval_bytes:
-            self.offset_index.append(header.last_offset, position)
-            self.time_index.maybe_append(self.max_timestamp, self.offset_of_max_timestamp)
-            self._bytes_since_index = 0
+        self.max_timestamp, self.offset_of_max_timestamp = max_timestamp, offset_of_max
+        self._bytes_since_index = since_index
         self.next_offset = header.next_offset
 
     def flush(self) -> None:
