@@ -2,8 +2,10 @@
 
 As Kafka's ``LogCleaner``, each of ``log.cleaner.threads`` cleaners repeatedly takes the
 filthiest log (largest dirty ratio: bytes after the cleaner checkpoint over bytes of the
-cleanable segments) among those above ``min.cleanable.dirty.ratio`` or past
-``max.compaction.lag.ms``, and sleeps ``log.cleaner.backoff.ms`` when there is none.
+cleanable segments) among those above ``min.cleanable.dirty.ratio``, past
+``max.compaction.lag.ms``, or with a clean range whose delete horizon (``delete.retention.ms``
+after it was first cleaned) has passed since their last cleaning, so that its tombstones go
+even if the log is little dirty; it sleeps ``log.cleaner.backoff.ms`` when there is none.
 
 The cleanable segments end before the active segment, the last stable offset (no open
 transaction is touched) and the first segment newer than ``min.compaction.lag.ms``. The
@@ -22,7 +24,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -105,6 +107,7 @@ class Cleanable:
     clean_bytes: int
     dirty_bytes: int
     forced: bool  # max.compaction.lag.ms has passed for its oldest dirty record
+    horizon_passed: bool = False  # a clean range's tombstones may go since the last cleaning
 
     @property
     def ratio(self) -> float:
@@ -163,12 +166,32 @@ def cleanable(plog: PartitionLog, now_ms: int) -> Cleanable | None:
         config.max_compaction_lag_ms < LONG_MAX
         and 0 <= oldest_dirty < now_ms - config.max_compaction_lag_ms
     )
-    return Cleanable(tuple(segments[:count]), first_dirty, end, clean_bytes, dirty_bytes, forced)
+    return Cleanable(
+        tuple(segments[:count]),
+        first_dirty,
+        end,
+        clean_bytes,
+        dirty_bytes,
+        forced,
+        horizon_passed(checkpoint.ranges, config.delete_retention_ms, now_ms),
+    )
+
+
+def horizon_passed(ranges: Sequence[tuple[int, int]], retention_ms: int, now_ms: int) -> bool:
+    """Whether the delete horizon of a clean range (``(end, first cleaned at)``) has passed
+    since the last cleaning (the newest range's time): its tombstones and markers may go now,
+    however little of the log is dirty (else a log that grows slowly keeps them for long)."""
+    if not ranges:
+        return False
+    last = ranges[-1][1]
+    return any(last < at + retention_ms <= now_ms for _, at in ranges)
 
 
 def needs_cleaning(plog: PartitionLog, section: Cleanable) -> bool:
     return section.dirty_bytes > 0 and (
-        section.forced or section.ratio > plog.config.min_cleanable_dirty_ratio
+        section.forced
+        or section.horizon_passed
+        or section.ratio > plog.config.min_cleanable_dirty_ratio
     )
 
 
