@@ -20,6 +20,7 @@ from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
 from pyspark.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
 
 from seaway.spark.kafka.source import SOURCE_NAME, KafkaDataSource
+from seaway.spark.shipping import check_shipped
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ def _aliased(original: Callable[..., Any]) -> Callable[..., Any]:
             and not jvm_kafka_available(self._spark)
         ):
             register(self._spark)
+            check_shipped(self._spark)  # on the driver, not ModuleNotFoundError in executors
             source = SOURCE_NAME
         result = original(self, source)
         if source == SOURCE_NAME and isinstance(self, DataFrameWriter):

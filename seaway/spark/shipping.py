@@ -8,14 +8,21 @@ Spark node has) into one archive, ``spark.archives`` unpacks it into each execut
 working directory, and ``PYTHONPATH`` points there. The workers then need only a Python of
 the same version (``python3.<minor>``, or what ``spark.pyspark.python`` names).
 
+A context the user's own code starts after ``import seaway.spark`` (``SparkSession.builder
+...getOrCreate()``) is given the same settings (:func:`install_context_hook`); a cluster
+session without them whose executors cannot import Seaway fails its first
+``format("kafka")`` on the driver, naming the fix (:func:`check_shipped`).
+
 Turn it off with ``spark.seaway.shipLibraries=false`` when the workers already have
 Seaway (a Docker image, a packed environment of your own in ``spark.archives``).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata as metadata
+import importlib.util
 import logging
 import os
 import re
@@ -26,12 +33,25 @@ import time
 import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
+
+from pyspark import SparkConf, SparkContext
+from pyspark.sql import SparkSession
 
 from seaway.spark.startup import cache_dir
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ALIAS", "SHIP_OPTION", "is_local_master", "shipping_settings"]
+__all__ = [
+    "ALIAS",
+    "SHIP_OPTION",
+    "NotShipped",
+    "check_shipped",
+    "install_context_hook",
+    "is_local_master",
+    "prepare_context",
+    "shipping_settings",
+]
 
 SHIP_OPTION = "spark.seaway.shipLibraries"
 ALIAS = "seaway-libs"
@@ -220,3 +240,115 @@ def shipping_settings(
         "spark.pyspark.python": python,
     }
     return settings, str(unpacked)
+
+
+class NotShipped(RuntimeError):
+    """A cluster session whose Python workers were not given Seaway and its libraries."""
+
+
+_PYTHON_VARIABLES = ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")
+_checked: set[int] = set()
+
+
+def _ships(settings: Mapping[str, str]) -> bool:
+    """Whether *settings* already ship Seaway (or say the workers have it)."""
+    archives = settings.get("spark.archives", "")
+    disabled = str(settings.get(SHIP_OPTION, "true")).strip().lower() == "false"
+    return disabled or any(a.endswith(f"#{ALIAS}") for a in archives.split(","))
+
+
+def prepare_context(conf: SparkConf) -> None:
+    """Give a context the user's own code starts what :func:`seaway.spark.spark_session`
+    gives its own: on a cluster master the shipped libraries; in local mode, unless the
+    deployment names a Python, this interpreter (the one with Seaway) for the workers,
+    where Spark would run ``python3`` from PATH."""
+    settings = dict(conf.getAll())
+    master = settings.get("spark.master")
+    if master is None:
+        return  # decided elsewhere (spark-submit, spark-defaults.conf): check_shipped checks
+    launching = SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ
+    if is_local_master(master):
+        named = any(os.environ.get(v) for v in _PYTHON_VARIABLES)
+        if not named and "spark.pyspark.python" not in settings:
+            os.environ["PYSPARK_PYTHON"] = sys.executable
+            conf.set("spark.pyspark.python", sys.executable)
+        return
+    if _ships(settings):
+        return  # spark_session() (or the user) shipped it already
+    shipped, driver_libraries = shipping_settings(master, settings)
+    for key, value in shipped.items():
+        conf.set(key, value)
+    if driver_libraries is not None and launching:  # as spark_session() does
+        paths = [driver_libraries, os.environ.get("PYTHONPATH")]
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
+        os.environ.setdefault("PYSPARK_PYTHON", shipped["spark.pyspark.python"])
+
+
+def install_context_hook() -> None:
+    """Run :func:`prepare_context` before every SparkContext starts (idempotent).
+
+    Why a hook on ``SparkContext._ensure_initialized``: ``spark.archives`` must be set
+    before the JVM SparkContext starts, and a driver's workers' ``PYTHONPATH`` before its
+    JVM launches; this is the one call every way of starting a context goes through
+    (``SparkSession.builder.getOrCreate()``, ``SparkContext(conf=...)``), with the conf
+    and before either; wrapping ``SparkSession.Builder.getOrCreate`` would miss a bare
+    SparkContext. Only a master named in the conf is acted on: one ``spark-submit`` or
+    ``spark-defaults.conf`` decides is unknown here. A session this cannot reach (started
+    before ``import seaway.spark``, a master from ``spark-submit`` or passed as
+    ``SparkContext``'s argument) is caught by :func:`check_shipped`.
+    """
+    original = SparkContext.__dict__["_ensure_initialized"].__func__
+    if getattr(original, "__seaway_hook__", False):
+        return
+
+    @functools.wraps(original)
+    def _ensure_initialized(
+        cls: type[SparkContext],
+        instance: SparkContext | None = None,
+        gateway: Any = None,
+        conf: SparkConf | None = None,
+    ) -> None:
+        if instance is not None and conf is not None and cls._active_spark_context is None:
+            prepare_context(conf)
+        original(cls, instance, gateway, conf)
+
+    _ensure_initialized.__seaway_hook__ = True  # type: ignore[attr-defined]
+    SparkContext._ensure_initialized = classmethod(_ensure_initialized)  # type: ignore[method-assign,assignment]
+
+
+def _workers_have_seaway(sc: SparkContext) -> bool:
+    """Whether an executor's Python worker can import Seaway and pyarrow (a one-task job of
+    standard-library functions only, so that it runs where Seaway is missing). True when
+    the probe itself fails: the job's own error then says more than a guess would."""
+    try:
+        found = sc.parallelize(["seaway", "pyarrow"], 1).map(importlib.util.find_spec)
+        return all(found.map(bool).collect())
+    except Exception:  # Py4J and PySpark raise their own error types
+        log.debug("could not probe the executors for Seaway", exc_info=True)
+        return True
+
+
+def check_shipped(spark: SparkSession) -> None:
+    """Raise :class:`NotShipped` on the driver for a cluster session whose executors cannot
+    import Seaway, naming the fix, instead of ``ModuleNotFoundError`` in every executor.
+
+    A session Seaway shipped (or told not to) is not probed; any other non-local one (started
+    before ``import seaway.spark``, or by ``spark-submit``) is, once: its workers may have
+    Seaway from an image or an environment of the user's own."""
+    sc = spark.sparkContext
+    key = id(sc._jsc)  # type: ignore[attr-defined]
+    if key in _checked:
+        return
+    settings = dict(sc.getConf().getAll())
+    local_or_shipped = is_local_master(sc.master) or _ships(settings)
+    if not local_or_shipped and not _workers_have_seaway(sc):
+        shipped, _ = shipping_settings(sc.master, settings)
+        flags = " ".join(f"--conf {k}={v}" for k, v in shipped.items())
+        raise NotShipped(
+            f"this session ({sc.master}) started without Seaway for its executors' Python "
+            f"workers, whose Kafka tasks would fail with ModuleNotFoundError (seaway, pyarrow)"
+            f": start it with seaway.spark.spark_session({sc.master!r}), or import "
+            f"seaway.spark before the session starts, or start it with {flags} (or install "
+            f"Seaway on the workers; {SHIP_OPTION}=false skips this check)"
+        )
+    _checked.add(key)

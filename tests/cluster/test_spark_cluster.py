@@ -51,6 +51,23 @@ def test_kafka_read_and_exactly_once_copy_run_in_executors_with_seaway_shipped(
     assert sorted(copied) == sorted(b"v%d" % i for i in range(5_000))  # each exactly once
 
 
+def test_a_users_own_session_after_import_seaway_spark_ships_seaway_to_executors(
+    spark_cluster: StandaloneCluster, cluster_a: Any, driver_env: dict[str, str], tmp_path: Path
+) -> None:
+    bootstrap = cluster_a.bootstrap_servers
+    create_topic(bootstrap, "user-src", partitions=2)
+    produce(bootstrap, "user-src", [(b"k%d" % i, b"v%d" % i) for i in range(100)])
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.cluster.user_job", spark_cluster.url, bootstrap,
+         "user-src", str(tmp_path / "result")],
+        cwd=ROOT, env=driver_env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    result = json.loads((tmp_path / "result").read_text())
+    assert result["read"] == 100
+    assert all(f"/{ALIAS}/seaway/" in file for file in result["seaway"]), result
+
+
 @pytest.mark.slow
 def test_a_spark_worker_killed_mid_stream_loses_and_duplicates_nothing(
     spark_cluster: StandaloneCluster, cluster_a: Any, driver_env: dict[str, str], tmp_path: Path
