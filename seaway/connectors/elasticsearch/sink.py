@@ -390,28 +390,11 @@ def _key_id(schema: Schema | None, key: Any) -> str:
     text = str(key)
     if not text:
         raise DataError("Key is used as document id and can not be empty.")
-    kind = schema.type if schema is not None else _schemaless_type(key)
+    kind = schema.type if schema is not None else SchemaType.for_value(key)
     if kind in _INTEGER_KEYS or kind is SchemaType.STRING:
         return text
-    raise DataError(f"{kind.name} is not supported as the document id.")
-
-
-def _schemaless_type(key: Any) -> SchemaType:
-    if isinstance(key, bool):
-        return SchemaType.BOOLEAN
-    if isinstance(key, int):
-        return SchemaType.INT64
-    if isinstance(key, str):
-        return SchemaType.STRING
-    if isinstance(key, float):
-        return SchemaType.FLOAT64
-    if isinstance(key, bytes):
-        return SchemaType.BYTES
-    if isinstance(key, dict):
-        return SchemaType.MAP
-    if isinstance(key, list):
-        return SchemaType.ARRAY
-    return SchemaType.STRUCT
+    name = kind.name if kind is not None else type(key).__name__
+    raise DataError(f"{name} is not supported as the document id.")
 
 
 def _where(record: SinkRecord) -> str:
