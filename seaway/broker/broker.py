@@ -21,6 +21,7 @@ from seaway.broker.config import ADMIN_LISTENER, BROKER_CONFIG_DEF, admin_listen
 from seaway.broker.coordinator.assignors import assignor_name
 from seaway.broker.coordinator.consumer_coordinator import ConsumerGroupCoordinator
 from seaway.broker.coordinator.group_coordinator import GroupCoordinator
+from seaway.broker.coordinator.offsets_topic import OffsetsTopic
 from seaway.broker.coordinator.producer_ids import ProducerIdManager
 from seaway.broker.coordinator.transaction import TransactionCoordinator
 from seaway.broker.listeners import Listener, parse_listeners
@@ -165,6 +166,7 @@ class Broker:
             max_session_timeout_ms=v["group.max.session.timeout.ms"],
             max_group_size=v["group.max.size"],
             metadata_max_bytes=v["offset.metadata.max.bytes"],
+            offsets_topic=OffsetsTopic(self.topics, v["offsets.topic.num.partitions"]),
             consumer=ConsumerGroupCoordinator(
                 self.topics,
                 session_timeout_ms=v["group.consumer.session.timeout.ms"],

@@ -308,6 +308,15 @@ def _broker_config_def() -> ConfigDef:
             "How often expired offsets are removed.",
         )
         .define(
+            "offsets.topic.num.partitions",
+            Type.INT,
+            50,
+            Range.at_least(1),
+            Importance.HIGH,
+            "Partitions of __consumer_offsets, created at the first start (later changes are "
+            "not applied to an existing topic).",
+        )
+        .define(
             "offset.metadata.max.bytes",
             Type.INT,
             4096,

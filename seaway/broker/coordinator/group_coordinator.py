@@ -25,6 +25,7 @@ from seaway.broker.coordinator.consumer_coordinator import (
 )
 from seaway.broker.coordinator.consumer_group import ConsumerGroup
 from seaway.broker.coordinator.group import Group, GroupState, JoinResult, Member
+from seaway.broker.coordinator.offsets_topic import OffsetsTopic
 from seaway.broker.metadata import CommittedOffset, MetadataStore
 from seaway.protocol.errors import ErrorCode, KafkaError
 
@@ -71,8 +72,10 @@ class GroupCoordinator:
         max_group_size: int,
         metadata_max_bytes: int,
         consumer: ConsumerGroupCoordinator,
+        offsets_topic: OffsetsTopic | None = None,
     ) -> None:
         self.store = store
+        self.offsets_topic = offsets_topic  # where committed offsets are copied, if anywhere
         self.consumer = consumer
         self.initial_delay_ms = initial_delay_ms
         self.min_session_timeout_ms = min_session_timeout_ms
@@ -87,6 +90,11 @@ class GroupCoordinator:
         for group_id, (protocol_type, generation) in store.groups().items():
             self._new_group(group_id, protocol_type, generation)
 
+    def offsets_topic_ensure(self) -> None:
+        """Create ``__consumer_offsets`` if it is kept and missing (a client asked for it)."""
+        if self.offsets_topic is not None:
+            self.offsets_topic.ensure()
+
     def _new_group(self, group_id: str, protocol_type: str = "", generation: int = 0) -> Group:
         group = Group(
             group_id,
@@ -95,11 +103,17 @@ class GroupCoordinator:
             generation=generation,
         )
         group.on_generation.append(self._persist)
+        group.on_generation.append(self._copy_if_empty)
         self.groups[group_id] = group
         return group
 
     def _persist(self, group: Group) -> None:
         self.store.put_group(group.group_id, group.protocol_type, group.generation)
+
+    def _copy_if_empty(self, group: Group) -> None:
+        """A rebalance that left no members: copy the empty group, as Kafka stores it."""
+        if group.is_empty and self.offsets_topic is not None:
+            self.offsets_topic.write_group(group)
 
     def _group(self, group_id: str) -> Group:
         group = self.groups.get(group_id)
@@ -242,7 +256,10 @@ class GroupCoordinator:
     ) -> tuple[Group, bytes]:
         """SyncGroup; ``protocol`` is the (type, name) the member sent (v5+), else Nones."""
         group = self._group(group_id)
+        completing = group.state == GroupState.COMPLETING_REBALANCE
         future = group.sync(member_id, group_instance_id, generation, protocol, assignments)
+        if completing and group.state == GroupState.STABLE and self.offsets_topic is not None:
+            self.offsets_topic.write_group(group)  # the leader's assignment arrived
         return group, await future
 
     def heartbeat(
@@ -283,7 +300,7 @@ class GroupCoordinator:
             if not consumer.is_empty:
                 raise KafkaError(ErrorCode.non_empty_group, f"group {group_id} has members")
             self.consumer.drop(group_id)
-            self.store.delete_group(group_id)
+            self._drop_group_offsets(group_id, classic=False)
             return
         group = self.groups.get(group_id)
         if group is None or group.state == GroupState.DEAD:
@@ -292,7 +309,25 @@ class GroupCoordinator:
             raise KafkaError(ErrorCode.non_empty_group, f"group {group_id} has members")
         group.make_dead()
         del self.groups[group_id]
+        self._drop_group_offsets(group_id, classic=True)
+
+    def _drop_group_offsets(self, group_id: str, *, classic: bool) -> None:
+        """Forget a deleted group and its offsets (tombstones in ``__consumer_offsets``, with
+        the group record's for a classic group)."""
+        doomed = list(self.store.group_offsets(group_id)) if self.offsets_topic else []
         self.store.delete_group(group_id)
+        if self.offsets_topic is None:
+            return
+        if classic:
+            self.offsets_topic.delete_group(group_id, doomed)
+        else:
+            self._copy_offsets(group_id, [(t, p, None) for t, p in doomed])
+
+    def _copy_offsets(
+        self, group_id: str, offsets: Iterable[tuple[str, int, CommittedOffset | None]]
+    ) -> None:
+        if self.offsets_topic is not None:
+            self.offsets_topic.write_offsets(group_id, offsets)
 
     # -- offsets ---------------------------------------------------------------------------
 
@@ -342,6 +377,7 @@ class GroupCoordinator:
             results[topic, partition] = ErrorCode.none
         if accepted:
             self.store.commit_offsets(group_id, accepted)
+            self._copy_offsets(group_id, accepted)
         return results
 
     # -- transactional offsets (KIP-98, KIP-447) -------------------------------------------
@@ -389,8 +425,17 @@ class GroupCoordinator:
         }
 
     def complete_txn(self, group_id: str, producer_id: int, *, commit: bool) -> None:
-        self.store.complete_txn_offsets(group_id, producer_id, commit, int(time.time() * 1000))
-        self.pending_txn.pop((group_id, producer_id), None)
+        now = int(time.time() * 1000)
+        self.store.complete_txn_offsets(group_id, producer_id, commit, now)
+        pending = self.pending_txn.pop((group_id, producer_id), None) or {}
+        if commit:
+            self._copy_offsets(
+                group_id,
+                (
+                    (t, p, CommittedOffset(o.offset, o.leader_epoch, o.metadata, now))
+                    for (t, p), o in pending.items()
+                ),
+            )
         if commit and group_id not in self.groups:
             self._persist(self._new_group(group_id))
 
@@ -405,6 +450,7 @@ class GroupCoordinator:
 
     def delete_offsets(self, group_id: str, partitions: builtins.list[tuple[str, int]]) -> None:
         self.store.delete_group_offsets(group_id, partitions)
+        self._copy_offsets(group_id, [(t, p, None) for t, p in partitions])
 
     def expire_offsets(self, retention_ms: int) -> None:
         active = {g.group_id for g in self.groups.values() if not g.is_empty}

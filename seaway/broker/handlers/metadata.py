@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from seaway.broker.coordinator.offsets_topic import OFFSETS_TOPIC
 from seaway.broker.handlers.describe_cluster import NOT_REQUESTED, cluster_authorized_operations
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.topics import Topic
@@ -113,7 +114,11 @@ async def metadata(ctx: RequestContext) -> Any:
                     out.append(missing(name, denied))
                     continue
                 try:
-                    topic = broker.topics.create(name, broker.default_partitions)
+                    if name == OFFSETS_TOPIC:  # Kafka creates it with its own settings
+                        broker.groups.offsets_topic_ensure()
+                        topic = broker.topics.get(name)
+                    else:
+                        topic = broker.topics.create(name, broker.default_partitions)
                 except KafkaError as e:
                     out.append(missing(name, e.code))
                     continue

@@ -11,6 +11,9 @@ each topic needs WRITE (else TOPIC_AUTHORIZATION_FAILED, before the existence ch
 With a ``producer_byte_rate`` quota the request's record bytes count against the client's
 rate; over it, the response (sent at once) carries the throttle time and the connection
 reads nothing more until it has passed (KIP-219), with acks=0 too.
+
+``__consumer_offsets`` is the group coordinator's to write: a client's batch for it gets
+INVALID_TOPIC_EXCEPTION, as Kafka's ReplicaManager answers.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import logging
 import time
 from typing import Any
 
+from seaway.broker.coordinator.offsets_topic import OFFSETS_TOPIC
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.key_scan import null_keys
 from seaway.broker.log.partition import PartitionLog
@@ -153,6 +157,11 @@ async def produce(ctx: RequestContext) -> Any:
                     raise KafkaError(ErrorCode.topic_authorization_failed)
                 if bad_acks:
                     raise KafkaError(ErrorCode.invalid_required_acks, f"acks={req.acks}")
+                if topic == OFFSETS_TOPIC:  # as Kafka's ReplicaManager for client appends
+                    raise KafkaError(
+                        ErrorCode.invalid_topic_exception,
+                        f"Cannot append to internal topic {topic}",
+                    )
                 plog = broker.topics.partition(topic, pd.index)
                 if not pd.records:
                     raise KafkaError(ErrorCode.invalid_record, "empty records")
