@@ -154,7 +154,9 @@ class WorkerProcess:
     def __enter__(self) -> WorkerProcess:
         return self if self.proc is not None else self.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is not None:  # pytest shows captured output of a failed test
+            print(f"--- {self.log} (last 200 lines) ---\n{self.tail(200)}")
         self.stop()
 
 
