@@ -71,6 +71,7 @@ planning, a summary commit and a rebuilt batch at each range edge: ~5-10 s of co
 micro-batch on two cores, about MM2's offset flush interval (10 s)."""
 _REACH_TIMEOUT_S: Final = 15.0
 _HEALTH_S: Final = 0.5
+_LANE_JOIN_S: Final = 10.0
 EXACTLY_ONCE_SOURCE_SUPPORT: Final = "exactly.once.source.support"
 
 
@@ -117,12 +118,17 @@ class UnreachableClusterError(MirrorConfigError):
 
 @dataclass
 class _Job:
-    """A periodic driver task: runs every *interval* seconds, errors logged, never fatal."""
+    """A periodic driver task: runs every *interval* seconds, errors logged, never fatal.
+
+    Jobs of one *lane* run one after another on the lane's thread; lanes run side by side,
+    so a job waiting on a cluster that does not answer (a checkpoint for a frozen target)
+    holds up only its lane, never the health check or the lag and stall watch."""
 
     name: str
     interval: float
     run: Callable[[], Any]
     due: float = 0.0
+    lane: str = ""
 
 
 class MirrorMaker:
@@ -217,12 +223,19 @@ class MirrorMaker:
             flow.start()
             self.flows[pair] = flow
             lag_interval = monitoring.lag_interval_s(raw, str(pair))
+            watch = monitoring.stall_watch(raw, str(pair))
             self._every(
-                f"{pair} replication lag", lag_interval, partial(monitoring.publish_lag, flow)
+                f"{pair} replication lag",
+                lag_interval,
+                partial(monitoring.publish_lag, flow, watch=watch),
             )
-            self._every(f"{pair} health", _HEALTH_S, partial(self._restart_failed, flow))
+            # health and refresh both stop and start the flow: one lane
+            lane = f"{pair} flow"
+            self._every(f"{pair} health", _HEALTH_S, partial(self._restart_failed, flow), lane=lane)
             if (interval := source.refresh_topics_interval()) is not None:
-                self._every(f"{pair} topic refresh", interval, flow.refresh, now + interval)
+                self._every(
+                    f"{pair} topic refresh", interval, flow.refresh, now + interval, lane=lane
+                )
             if (interval := source.sync_topic_configs_interval()) is not None:
                 self._every(f"{pair} topic config sync", interval, flow.sync_topic_configs)
             if (interval := source.sync_topic_acls_interval()) is not None:
@@ -257,9 +270,15 @@ class MirrorMaker:
             self._every(f"{pair} heartbeats", beats.settings.interval_s or 0.0, beats.emit)
 
     def _every(
-        self, name: str, interval: float, run: Callable[[], Any], first: float | None = None
+        self,
+        name: str,
+        interval: float,
+        run: Callable[[], Any],
+        first: float | None = None,
+        lane: str = "",
     ) -> None:
-        self.jobs.append(_Job(name, max(float(interval), 0.1), run, first or time.monotonic()))
+        due = first or time.monotonic()
+        self.jobs.append(_Job(name, max(float(interval), 0.1), run, due, lane or name))
 
     @staticmethod
     def _restart_failed(flow: MirrorSourceFlow) -> None:
@@ -270,9 +289,29 @@ class MirrorMaker:
             flow.start()
 
     def run(self) -> None:
-        """Run the periodic jobs (health, refresh, syncs, checkpoints) until :meth:`stop`."""
-        while not self._stop.wait(0.2):
-            for job in self.jobs:
+        """Run the periodic jobs (health, refresh, syncs, checkpoints), each lane on its own
+        thread, until :meth:`request_stop`."""
+        lanes: dict[str, list[_Job]] = {}
+        for job in self.jobs:
+            lanes.setdefault(job.lane, []).append(job)
+        threads = [
+            threading.Thread(
+                target=self._run_lane, args=(jobs,), name=f"mirror {lane}", daemon=True
+            )
+            for lane, jobs in lanes.items()
+        ]
+        for thread in threads:
+            thread.start()
+        self._stop.wait()
+        for thread in threads:
+            thread.join(_LANE_JOIN_S)  # a job stuck on a cluster is left behind (daemon)
+
+    def _run_lane(self, jobs: list[_Job]) -> None:
+        while True:
+            wait = min(job.due for job in jobs) - time.monotonic()
+            if self._stop.wait(max(wait, 0.0)):
+                return
+            for job in jobs:
                 if self._stop.is_set() or time.monotonic() < job.due:
                     continue
                 try:

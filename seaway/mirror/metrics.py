@@ -51,6 +51,7 @@ SOURCE_TYPE: Final = "MirrorSourceConnector"
 CHECKPOINT_TYPE: Final = "MirrorCheckpointConnector"
 SEAWAY_DOMAIN: Final = "seaway.mirror"
 CANARY_TYPE: Final = "Canary"
+FLOW_TYPE: Final = "Flow"
 REPLICATION_LAG: Final = "seaway-replication-lag"
 WINDOW_S: Final = 30.0
 SAMPLES: Final = 2
@@ -378,6 +379,7 @@ class MirrorMetrics:
         self._sources: dict[Tags, _SourcePartition] = {}
         self._checkpoints: dict[Tags, _Latency] = {}
         self._canaries: dict[Tags, _Canary] = {}
+        self._flows: dict[Tags, dict[str, float]] = {}
         self._copied: dict[tuple[str, str], dict[Key, int]] = {}
 
     # --- recording ----------------------------------------------------------------------------
@@ -480,6 +482,13 @@ class MirrorMetrics:
             for name, value in gauges.items():
                 m.gauges[f"canary-{name.replace('_', '-')}"] = float(value)
 
+    def record_flow(self, source: str, target: str, **gauges: float) -> None:
+        """A flow's own gauges (``stalled=1`` -> ``flow-stalled``; a Seaway extension)."""
+        with self._lock:
+            flow = self._flows.setdefault((("source", source), ("target", target)), {})
+            for name, value in gauges.items():
+                flow[f"flow-{name.replace('_', '-')}"] = float(value)
+
     def _source(self, tags: Tags) -> _SourcePartition:
         m = self._sources.get(tags)
         if m is None:
@@ -515,6 +524,8 @@ class MirrorMetrics:
                     **canary.gauges,
                 }
                 out.append(Mbean(SEAWAY_DOMAIN, CANARY_TYPE, tags, attrs))
+            for tags, gauges in self._flows.items():
+                out.append(Mbean(SEAWAY_DOMAIN, FLOW_TYPE, tags, dict(gauges)))
         return out
 
     def snapshot(self) -> dict[str, dict[str, float]]:
@@ -624,6 +635,7 @@ __all__ = [
     "CANARY_TYPE",
     "CHECKPOINT_TYPE",
     "DOMAIN",
+    "FLOW_TYPE",
     "METRICS",
     "REPLICATION_LAG",
     "SEAWAY_DOMAIN",

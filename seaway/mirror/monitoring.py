@@ -10,6 +10,9 @@ key (global, or ``A->B.<key>``)    default      meaning
 ``seaway.metrics.host``            ``0.0.0.0``  the address to bind when a port is set
 ``seaway.metrics.lag.interval.ms`` ``30000``    how often ``seaway-replication-lag`` is
                                                 read from the source's high watermarks
+``seaway.flow.stall.timeout.ms``   ``60000``    report a flow that copies nothing while
+                                                records wait this long (checked with the
+                                                lag; :mod:`seaway.mirror.stall`)
 ``seaway.canary.enabled``          ``false``    run a canary for the flow
 ``seaway.canary.topic``            ``seaway-canary``  its topic on the source
 ``seaway.canary.interval.ms``      ``10000``    one canary record every interval
@@ -26,6 +29,7 @@ from seaway.mirror.canary import DEFAULT_TOPIC, Canary, CanaryAlarm
 from seaway.mirror.config import MirrorConfigError
 from seaway.mirror.metrics import METRICS, MirrorMetrics, lag_behind_source
 from seaway.mirror.metrics_server import MetricsServer
+from seaway.mirror.stall import STALL_TIMEOUT_DEFAULT_MS, STALL_TIMEOUT_MS, StallWatch
 
 if TYPE_CHECKING:
     from seaway.console import Console
@@ -88,6 +92,11 @@ def lag_interval_s(raw: Mapping[str, str], flow: str | None = None) -> float:
     return _int(raw, LAG_INTERVAL_MS, 30_000, flow, 100) / 1000
 
 
+def stall_watch(raw: Mapping[str, str], flow: str) -> StallWatch:
+    """The flow's :class:`StallWatch`, from ``seaway.flow.stall.timeout.ms``."""
+    return StallWatch(flow, _int(raw, STALL_TIMEOUT_MS, STALL_TIMEOUT_DEFAULT_MS, flow, 1) / 1000)
+
+
 def flow_canary(
     raw: Mapping[str, str],
     settings: FlowSettings,
@@ -118,11 +127,14 @@ def flow_canary(
     )
 
 
-def publish_lag(flow: MirrorSourceFlow, registry: MirrorMetrics = METRICS) -> dict[Any, int]:
+def publish_lag(
+    flow: MirrorSourceFlow, registry: MirrorMetrics = METRICS, watch: StallWatch | None = None
+) -> dict[Any, int]:
     """Read and publish the flow's ``seaway-replication-lag``; the lags by source partition.
 
     The copied offsets are the ones the sink reported; before its first report the flow's
-    stored MM2 offsets are used.
+    stored MM2 offsets are used. With a *watch*, also whether the flow is stalled
+    (``flow-stalled``).
     """
     s = flow.settings
     copied = registry.copied(s.source_alias, s.target_alias)
@@ -132,6 +144,9 @@ def publish_lag(flow: MirrorSourceFlow, registry: MirrorMetrics = METRICS) -> di
         copied = registry.copied(s.source_alias, s.target_alias)
     lags = lag_behind_source(s.source_client, copied)
     registry.record_replication_lag(s.target_alias, lags, s.source_alias, flow.remote_topic)
+    if watch is not None:
+        stalled = watch.observe(copied, lags, flow.status())
+        registry.record_flow(s.source_alias, s.target_alias, stalled=float(stalled))
     return lags
 
 
@@ -149,4 +164,5 @@ __all__ = [
     "positive_int",
     "publish_lag",
     "setting",
+    "stall_watch",
 ]

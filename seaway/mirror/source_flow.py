@@ -22,6 +22,7 @@ import json
 import logging
 import shutil
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,10 +41,12 @@ from seaway.mirror.topic_sync import (
     describe_topic_configs,
     sync_topic_configs,
 )
+from seaway.spark.session import activate
 
 log = logging.getLogger(__name__)
 
 _TIMEOUT_S: Final = 30.0
+_START_RETRY_S: Final = 5.0  # a start that failed (a cluster away) is tried again after this
 _EARLIEST: Final = -2
 
 
@@ -94,6 +97,7 @@ class MirrorSourceFlow:
         self.topics: dict[str, int] = {}  # source topic -> partitions
         self._checkpoint: Path | None = None
         self._acls: AclSync | None = None
+        self._start_failed: tuple[float, str] | None = None  # (when, why) of a failed start
 
     @property
     def name(self) -> str:
@@ -217,7 +221,16 @@ class MirrorSourceFlow:
     # --- the query --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Create what is missing and start copying."""
+        """Create what is missing and start copying. If that fails, :meth:`failure` says so
+        (after a short pause), so the driver's health check tries again."""
+        self._start_failed = None
+        try:
+            self._start()
+        except Exception as error:
+            self._start_failed = (time.monotonic(), f"{type(error).__name__}: {error}")
+            raise
+
+    def _start(self) -> None:
         self.create_internal_topics()
         self.topics = self.source_topics()
         if not self.topics:
@@ -238,6 +251,7 @@ class MirrorSourceFlow:
             metrics_url=s.metrics_url,
         )
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
+        activate(self.spark)  # restarts come from the driver's job threads
         reader = (
             self.spark.readStream.format(COPY_SOURCE_NAME)
             .option("spec", spec.to_json())
@@ -274,7 +288,25 @@ class MirrorSourceFlow:
         self.start()
         return True
 
+    def status(self) -> str:
+        """What the copy query is doing now (Spark's status message and its last batch)."""
+        if self.query is None:
+            return "not running"
+        try:
+            status, progress = self.query.status, self.query.lastProgress
+        except Exception as e:  # the JVM side of a stopping query
+            return f"status unavailable: {e}"
+        batch = f"; last batch {progress['batchId']}" if progress else ""
+        return f"{status.get('message', '?')}{batch}"
+
     def failure(self) -> str | None:
+        """Why the flow is not copying when it should be: its query failed, or its last start
+        did (reported :data:`_START_RETRY_S` after it); else None."""
+        if self._start_failed is not None:
+            when, why = self._start_failed
+            if time.monotonic() - when < _START_RETRY_S:
+                return None
+            return f"its last start failed: {why}"
         if self.query is None or self.query.isActive:
             return None
         error = self.query.exception()

@@ -15,7 +15,7 @@ from seaway.spark.alias import install_kafka_alias, register
 from seaway.spark.shipping import shipping_settings
 from seaway.spark.startup import class_data_sharing, spark_home_without_zip
 
-__all__ = ["JavaMissing", "spark_session"]
+__all__ = ["JavaMissing", "activate", "spark_session", "stop_query"]
 
 DEFAULT_MASTER = "local[*]"
 
@@ -100,6 +100,14 @@ def spark_session(
     install_kafka_alias()
     register(spark)
     return spark
+
+
+def activate(spark: Any) -> None:
+    """Make *spark* the active session of the calling thread's JVM side. Spark looks Python
+    data sources up in the thread's active session, which a thread other than the one that
+    built the session does not have (``DATA_SOURCE_NOT_FOUND`` at ``writeStream.start``):
+    call this before starting a query from another thread."""
+    spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
 
 
 def stop_query(query: Any, timeout: float = 30.0) -> None:

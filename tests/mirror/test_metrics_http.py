@@ -3,9 +3,7 @@ replication lag back to 0 once caught up, checkpoint latency, canary latency, no
 
 from __future__ import annotations
 
-import signal
 import socket
-import subprocess
 import urllib.request
 import uuid
 from pathlib import Path
@@ -16,7 +14,7 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.broker.clients import quiet
-from tests.mirror.test_mirror_maker import _kill, _mm2_properties, _produce, _start, _wait
+from tests.mirror.test_mirror_maker import _mm2_properties, _produce, _start, _stop, _wait
 
 pytestmark = pytest.mark.slow
 
@@ -106,8 +104,4 @@ def test_metrics_and_canary_over_http(tmp_path: Path, cluster_a: Any, cluster_b:
             ),
         )
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
+        _stop(proc)

@@ -6,8 +6,6 @@ and neither folder is a package.)"""
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -20,7 +18,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from tests.broker.clients import quiet
 from tests.browser import chromium_browser, new_page, screenshot  # noqa: F401
 from tests.mirror.test_metrics_http import _free_port
-from tests.mirror.test_mirror_maker import _kill, _mm2_properties, _produce, _start
+from tests.mirror.test_mirror_maker import _mm2_properties, _produce, _start, _stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -101,8 +99,4 @@ def test_mirror_console(tmp_path: Path, cluster_a: Any, cluster_b: Any, browser:
         screenshot(page, tmp_path, "mirror-groups")
         page.context.close()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
+        _stop(proc)

@@ -8,8 +8,6 @@ of the source.
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -27,6 +25,7 @@ from tests.mirror.test_mirror_maker import (
     _mm2_properties,
     _produce,
     _start,
+    _stop,
     _values,
     _wait,
 )
@@ -108,11 +107,7 @@ def test_kill9_repeatedly_every_record_exactly_once(
     try:
         _wait("every record on B", lambda: _committed_count(b, remote, total - 1) >= total)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
+        _stop(proc)
     source, copy = _values(a, topic), _committed(b, remote)
     for p in range(PARTITIONS):
         assert copy[p] == source[p], f"partition {p}: not exactly the source's records in order"

@@ -70,6 +70,15 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(30)
 
 
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within 60 s."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+
+
 def _values(bootstrap: str, topic: str) -> dict[int, list[bytes]]:
     consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": "check"}))
     out: dict[int, list[bytes]] = {}
@@ -135,11 +144,7 @@ def test_kill9_mid_flow_loses_nothing(tmp_path: Path, cluster_a: Any, cluster_b:
     try:
         _wait("every record on B", lambda: _count(b, remote) >= 80_000)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
+        _stop(proc)
     source, copy = _values(a, topic), _values(b, remote)
     for p in range(PARTITIONS):
         assert set(copy[p]) == set(source[p])  # nothing lost

@@ -41,6 +41,7 @@ from seaway.connect.runtime.worker_config import WorkerConfig
 from seaway.java.regex import compile_java_regex
 from seaway.kafka import pool
 from seaway.kafka.java_config import to_librdkafka
+from seaway.spark.session import activate
 
 log = logging.getLogger(__name__)
 
@@ -251,12 +252,6 @@ class Worker:
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", connector)
         return Path(tempfile.mkdtemp(prefix=f"{safe}-", dir=self._checkpoints))
 
-    def _activate(self) -> None:
-        """Make the session active on this thread's JVM side: Spark looks Python data
-        sources up in the thread's active session, which a new thread does not have."""
-        jvm = self.spark._jvm
-        jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
-
     def _trigger(self) -> str:
         return f"{int(self.config.get('spark.trigger.interval.ms'))} milliseconds"
 
@@ -267,7 +262,7 @@ class Worker:
     ) -> ConnectorQuery:
         """Start a source connector: its tasks' records into Kafka (with *transactional*,
         from the ``start_sequences`` of :meth:`committed_sequences`)."""
-        self._activate()
+        activate(self.spark)
         spec = replace(spec, kafka=self._source_kafka(spec.connector, connector_config,
                                                       transactional))  # fmt: skip
         # The tasks produce their records themselves; Spark sees one row per task and topic.
@@ -347,7 +342,7 @@ class Worker:
     def run_sink(self, spec: SinkQuerySpec, connector_config: Mapping[str, str]) -> ConnectorQuery:
         """Start a sink connector: its topics, from the group's offsets, into ``put()``."""
 
-        self._activate()
+        activate(self.spark)
         consumer = self.client_config(connector_config, "consumer")
         consumer.pop("group.id", None)
         servers = consumer.pop("bootstrap.servers")
@@ -389,7 +384,7 @@ class Worker:
         self, connector: str, flow: FlowConnector, task_configs: list[dict[str, str]]
     ) -> FlowQuery:
         """Start a flow connector's own flow for all its tasks."""
-        self._activate()
+        activate(self.spark)
         context = FlowContext(
             connector_name=connector,
             spark=self.spark,
