@@ -282,17 +282,7 @@ class Broker:
     # -- background work -------------------------------------------------------------------
 
     def _schedule(self, interval_s: float, fn: Callable[[], Awaitable[None] | None]) -> None:
-        async def loop() -> None:
-            while True:
-                await asyncio.sleep(interval_s)
-                try:
-                    result = fn()
-                    if result is not None:
-                        await result
-                except Exception:
-                    log.exception("Background task %s failed", fn.__name__)
-
-        self._tasks.append(asyncio.create_task(loop(), name=fn.__name__))
+        self._tasks.append(asyncio.create_task(run_every(interval_s, fn), name=fn.__name__))
 
     def _enforce_retention(self) -> None:
         now = int(time.time() * 1000)
@@ -312,6 +302,31 @@ class Broker:
 
     def _expire_offsets(self) -> None:
         self.groups.expire_offsets(self.config_values["offsets.retention.minutes"] * 60000)
+
+
+async def run_every(interval_s: float, fn: Callable[[], Awaitable[None] | None]) -> None:
+    """Run *fn* every *interval_s* until cancelled. A failure is logged with its traceback
+    once; the same failure again (a failing disk, every flush) only at DEBUG until a run
+    succeeds, which is logged too."""
+    failing: str | None = None
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            result = fn()
+            if result is not None:
+                await result
+        except Exception as error:
+            again = failing == repr(error)
+            failing = repr(error)
+            if again:
+                log.debug("Background task %s failed again: %s", fn.__name__, error)
+            else:
+                log.exception("Background task %s failed (logged once while it fails the "
+                              "same way)", fn.__name__)  # fmt: skip
+            continue
+        if failing is not None:
+            log.info("Background task %s works again", fn.__name__)
+            failing = None
 
 
 def _flush(logs: list[Any]) -> None:
