@@ -1018,6 +1018,20 @@ def test_validate_config(api: Api) -> None:
         "create": error(400, invalid(message)),
     }
 
+    # DistributedHerder.validateSinkConnectorGroupId: a sink's consumer group may not be the
+    # workers' own group, whether by the connector's name or by consumer.override.group.id.
+    props = api.worker.props_file.read_text(encoding="utf-8").splitlines()
+    group = next(line.split("=", 1)[1] for line in props if line.startswith("group.id="))
+    named = {"connector.class": "FileStreamSink", "topics": "a", "name": group[len("connect-") :]}
+    status, named_infos = api.call("PUT", path, named)
+    assert status == 200 and errors_of(named_infos) == {"name": [
+        f"Consumer group for sink connector named {named['name']} conflicts with Connect "
+        f"worker group {group}"]}, named_infos  # fmt: skip
+    overridden = {**named, "name": "other", "consumer.override.group.id": group}
+    status, overridden_infos = api.call("PUT", path, overridden)
+    assert status == 200 and errors_of(overridden_infos) == {"consumer.override.group.id": [
+        f"Consumer group {group} conflicts with Connect worker group {group}"]}  # fmt: skip
+
 
 # --- loggers ----------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from seaway.connect.runtime import connector_config as cc
 from seaway.connect.runtime.errors import BadRequestError
 from seaway.connect.runtime.herder import JsonDict
 from seaway.connect.runtime.herder_state import HerderState
-from seaway.connect.runtime.worker_config import SPARK_MASTER
+from seaway.connect.runtime.worker_config import GROUP_ID, SPARK_MASTER
 from seaway.spark.shipping import is_local_master
 
 
@@ -61,6 +61,8 @@ class ConfigValidation(HerderState):
         extra: dict[str, list[str]] = {}
         if isinstance(connector, SinkConnector):
             extra.update(cc.sink_topic_errors(config))
+            for key, messages in self._sink_group_errors(config).items():
+                extra.setdefault(key, []).extend(messages)
         from seaway.config import ConfigDef
         from seaway.connect.transforms.chain import enrich, validate_transform_config_values
 
@@ -76,6 +78,24 @@ class ConfigValidation(HerderState):
         for key, messages in self._host_errors(connector).items():
             extra.setdefault(key, []).extend(messages)
         return cc.config_infos(class_name, definitions, extra, config)
+
+    def _sink_group_errors(self, config: Mapping[str, str]) -> dict[str, list[str]]:
+        """A sink's consumer group may not be the distributed workers' own group (Kafka's
+        DistributedHerder.validateSinkConnectorGroupId): the two would fight over it."""
+        if not self.config.distributed:
+            return {}
+        worker_group = str(self.config.get(GROUP_ID))
+        override = "consumer.override.group.id"
+        if override in config:
+            if config[override] == worker_group:
+                return {override: [f"Consumer group {worker_group} conflicts with Connect "
+                                   f"worker group {worker_group}"]}  # fmt: skip
+            return {}
+        name = config.get(cc.NAME, "")
+        if f"connect-{name}" == worker_group:
+            return {cc.NAME: [f"Consumer group for sink connector named {name} conflicts "
+                              f"with Connect worker group {worker_group}"]}  # fmt: skip
+        return {}
 
     def _host_errors(self, connector: Connector) -> dict[str, list[str]]:
         """A connector bound to the worker's host cannot run where Spark puts its tasks on
