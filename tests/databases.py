@@ -90,7 +90,19 @@ class _Server:
 
 class MariaDbServer(_Server):
     """``mariadbd`` with a ``root`` user without a password (as the seed's session has it)
-    and the server's clock in UTC."""
+    and the server's clock in UTC. With *binlog*, the binary log is on as change data capture
+    needs it (row format, full row images and row metadata, a server id); else it is off."""
+
+    def __init__(self, binlog: bool = False) -> None:
+        super().__init__()
+        self.binlog = binlog
+
+    def _binlog_options(self) -> list[str]:
+        if not self.binlog:
+            return ["--skip-log-bin"]
+        return ["--log-bin=mariadb-bin", "--server-id=1",
+                "--binlog-format=ROW", "--binlog-row-image=FULL",
+                "--binlog-row-metadata=FULL"]  # fmt: skip
 
     def start(self) -> None:
         install = _binary(["mariadb-install-db", "mysql_install_db"], "mariadb-server")
@@ -107,7 +119,7 @@ class MariaDbServer(_Server):
         self.process = subprocess.Popen(
             [server, *common, f"--port={self.port}", "--bind-address=127.0.0.1",
              f"--socket={self.folder / 'mysqld.sock'}", f"--pid-file={self.folder / 'pid'}",
-             f"--log-error={log}", "--default-time-zone=+00:00", "--skip-log-bin",
+             f"--log-error={log}", "--default-time-zone=+00:00", *self._binlog_options(),
              "--innodb-buffer-pool-size=64M", "--innodb-flush-log-at-trx-commit=2"],
             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
         )  # fmt: skip

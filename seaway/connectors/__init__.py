@@ -13,6 +13,7 @@ from typing import Final
 from seaway import __version__
 from seaway.connectors.file import FileStreamSinkConnector, FileStreamSourceConnector
 from seaway.connectors.hdfs import HdfsSinkConnector
+from seaway.connectors.debezium import MariaDbConnector, MySqlConnector
 from seaway.connectors.jdbc import JdbcSinkConnector, JdbcSourceConnector
 
 VERSION: Final = __version__
@@ -25,5 +26,7 @@ __all__ = [
     "HdfsSinkConnector",
     "JdbcSinkConnector",
     "JdbcSourceConnector",
+    "MariaDbConnector",
+    "MySqlConnector",
     "__version__",
 ]

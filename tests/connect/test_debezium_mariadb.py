@@ -1,0 +1,268 @@
+"""Debezium's MariaDB connector on a real Connect worker against a real MariaDB with its binlog
+on: the snapshot then the binlog (inserts, updates with before/after, deletes and their
+tombstones) with Debezium's keys and envelopes, a column added mid-stream, ``kill -9`` of the
+worker mid-stream with nothing lost (and nothing doubled under exactly-once), the offsets in
+Debezium's format through the REST API, and bad configs through ``config/validate``."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+
+from tests.connect.test_worker_recovery import _create_topic
+from tests.connect.workers import WorkerProcess, distributed_props, wait_for
+from tests.databases import MariaDbServer
+
+CLASS = "io.debezium.connector.mariadb.MariaDbConnector"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[MariaDbServer]:
+    """One MariaDB of this module with the binlog as CDC needs it."""
+    with MariaDbServer(binlog=True) as db:
+        yield db
+
+
+def _messages(bootstrap: str, topic: str, isolation: str = "read_uncommitted") -> list[Any]:
+    """(key, value) of every record of partition 0, JSON-decoded (None for a null)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"check-{uuid.uuid4().hex}",
+                         "isolation.level": isolation, "enable.partition.eof": True,
+                         "log_level": 3})  # fmt: skip
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    out: list[Any] = []
+    try:
+        while (message := consumer.poll(5)) is not None:
+            if message.error():
+                if message.error().code() == -191:  # _PARTITION_EOF
+                    break
+                continue
+            key, value = message.key(), message.value()
+            out.append((key and json.loads(key), value and json.loads(value)))
+    finally:
+        consumer.close()
+    return out
+
+
+def _config(server: MariaDbServer, bootstrap: str, prefix: str, db: str) -> dict[str, Any]:
+    return {
+        "connector.class": CLASS, "database.hostname": "127.0.0.1",
+        "database.port": server.port, "database.user": "root",
+        "database.server.id": random.randint(1000, 2**31), "topic.prefix": prefix,
+        "database.include.list": db, "poll.interval.ms": 200,
+        "schema.history.internal.kafka.bootstrap.servers": bootstrap,
+        "schema.history.internal.kafka.topic": f"{prefix}.history",
+    }  # fmt: skip
+
+
+def _database(server: MariaDbServer, prefix: str) -> str:
+    db = prefix.replace("-", "_").replace(".", "_")[-60:]
+    server.create_database(db)
+    return db
+
+
+def _execute(server: MariaDbServer, db: str, *statements: str) -> None:
+    with server.connect(db) as connection, connection.cursor() as cursor:
+        for statement in statements:
+            cursor.execute(statement)
+
+
+def test_snapshot_then_binlog_with_ddl(
+    tmp_path: Path, bootstrap: str, topic_name: str, server: MariaDbServer
+) -> None:
+    prefix = topic_name
+    db = _database(server, prefix)
+    _execute(server, db,
+             "CREATE TABLE customers (id INT PRIMARY KEY, email VARCHAR(50) NOT NULL, "
+             "balance DECIMAL(10,2), updated_at DATETIME(3))",
+             "INSERT INTO customers VALUES (1001, 'sally@example.org', 1000.00, "
+             "'2026-01-01 00:00:00'), (1002, 'george@example.org', NULL, NULL)")  # fmt: skip
+    topic = f"{prefix}.{db}.customers"
+    _create_topic(bootstrap, topic)
+    with WorkerProcess(distributed_props(bootstrap, topic_name), tmp_path / "w") as worker:
+        rest = worker.rest
+        assert rest is not None
+        bad = {**_config(server, bootstrap, prefix, db), "snapshot.mode": "schema_only",
+               "time.precision.mode": "adaptive", "table.include.list": f"{db}.a",
+               "table.exclude.list": f"{db}.b", "topic.prefix": "bad prefix"}  # fmt: skip
+        del bad["database.server.id"]
+        body = rest.ok("PUT", f"/connector-plugins/{CLASS}/config/validate", bad)
+        errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"]}
+        assert body["error_count"] == 6, {k: v for k, v in errors.items() if v}  # name too
+        assert "no_data" in errors["snapshot.mode"][0]
+        assert "The 'adaptive' time.precision.mode is no longer supported" in (
+            errors["time.precision.mode"][0])  # fmt: skip
+        assert "table.include.list" in errors["table.exclude.list"][0]
+        assert "invalid format" in errors["topic.prefix"][0]
+        assert errors["database.server.id"] == [
+            'Missing required configuration "database.server.id" which has no default value.'
+        ]
+
+        config = _config(server, bootstrap, prefix, db)
+        rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
+        wait_for("the snapshot", lambda: len(_messages(bootstrap, topic)) >= 2)
+        _execute(server, db,
+                 "UPDATE customers SET balance = 1234.50, updated_at = '2026-01-02 09:30:00.123' "
+                 "WHERE id = 1001",
+                 "INSERT INTO customers VALUES (1003, 'edward@example.org', 1.5, NULL)",
+                 "DELETE FROM customers WHERE id = 1002",
+                 "ALTER TABLE customers ADD COLUMN country VARCHAR(2) NULL",
+                 "INSERT INTO customers VALUES (1004, 'anne@example.org', 0, NULL, 'NL')",
+                 )  # fmt: skip
+        messages = wait_for("the changes", lambda: (m := _messages(bootstrap, topic))
+                            and len(m) >= 7 and m)  # fmt: skip
+        keys = [k["payload"]["id"] for k, _ in messages]
+        assert keys == [1001, 1002, 1001, 1003, 1002, 1002, 1004]
+        ops = [v and v["payload"]["op"] for _, v in messages]
+        assert ops == ["r", "r", "u", "c", "d", None, "c"]
+
+        key, value = messages[2]
+        id_field = {"type": "int32", "optional": False, "field": "id"}
+        assert key["schema"] == {"type": "struct", "optional": False, "name": f"{topic}.Key",
+                                 "fields": [id_field]}  # fmt: skip
+        schema = value["schema"]
+        assert (schema["name"], schema["version"]) == (f"{topic}.Envelope", 2)
+        assert [f["field"] for f in schema["fields"]] == [
+            "before",
+            "after",
+            "source",
+            "transaction",
+            "op",
+            "ts_ms",
+            "ts_us",
+            "ts_ns",
+        ]
+        row = schema["fields"][0]
+        assert row["name"] == f"{topic}.Value" and row["optional"] is True
+        assert row["fields"] == [
+            {"type": "int32", "optional": False, "field": "id"},
+            {"type": "string", "optional": False, "field": "email"},
+            {"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal",
+             "version": 1, "parameters": {"scale": "2", "connect.decimal.precision": "10"},
+             "field": "balance"},
+            {"type": "int64", "optional": True, "name": "io.debezium.time.Timestamp",
+             "version": 1, "field": "updated_at"}]  # fmt: skip
+        assert schema["fields"][2]["name"] == "io.debezium.connector.mariadb.Source"
+        payload = value["payload"]
+        assert payload["before"] == {"id": 1001, "email": "sally@example.org", "balance": "AYag",
+                                     "updated_at": 1767225600000}  # fmt: skip
+        assert payload["after"] == {"id": 1001, "email": "sally@example.org", "balance": "AeI6",
+                                    "updated_at": 1767346200123}  # fmt: skip
+        source = payload["source"]
+        assert {
+            k: source[k]
+            for k in ("connector", "name", "snapshot", "db", "table", "row", "server_id")
+        } == {
+            "connector": "mariadb",
+            "name": prefix,
+            "snapshot": "false",
+            "db": db,
+            "table": "customers",
+            "row": 0,
+            "server_id": 1,
+        }
+        assert source["file"].startswith("mariadb-bin.") and source["pos"] > 0
+        assert source["gtid"].startswith("0-1-")
+        assert payload["transaction"] is None
+        snapshot_sources = [v["payload"]["source"] for _, v in messages[:2]]
+        assert [s["snapshot"] for s in snapshot_sources] == ["first", "last"]
+        deleted = messages[4][1]["payload"]
+        assert deleted["before"]["id"] == 1002 and deleted["after"] is None
+        assert messages[5] == ({"schema": key["schema"], "payload": {"id": 1002}}, None)
+        # the column added mid-stream is in the schema of the rows after it, not before
+        added = messages[6][1]
+        assert [f["field"] for f in added["schema"]["fields"][1]["fields"]][-1] == "country"
+        assert added["payload"]["after"]["country"] == "NL"
+        assert "country" not in messages[3][1]["payload"]["after"]
+        changes = [v["payload"] for _, v in _messages(bootstrap, prefix)]
+        assert changes[-1]["ddl"].startswith("ALTER TABLE customers ADD COLUMN country")
+        assert changes[-1]["tableChanges"][0]["type"] == "ALTER"
+
+        def offsets() -> Any:
+            status, body = rest.get("/connectors/cdc/offsets")
+            stored = status == 200 and body["offsets"]
+            return stored and "event" in stored[0]["offset"] and stored
+
+        stored = wait_for("the offsets", offsets)
+        assert stored[0]["partition"] == {"server": prefix}
+        offset = stored[0]["offset"]
+        assert set(offset) == {"file", "pos", "gtids", "event", "row", "server_id", "ts_sec"}
+        assert offset["gtids"].startswith("0-1-") and offset["row"] == 1
+
+
+@pytest.mark.parametrize("exactly_once", [False, True], ids=["at-least-once", "exactly-once"])
+def test_kill_9_mid_stream(
+    tmp_path: Path, bootstrap: str, topic_name: str, server: MariaDbServer, exactly_once: bool
+) -> None:
+    prefix = topic_name
+    db = _database(server, prefix)
+    _execute(server, db, "CREATE TABLE items (id INT PRIMARY KEY, n INT)",
+             "INSERT INTO items VALUES (0, 0)")  # fmt: skip
+    topic = f"{prefix}.{db}.items"
+    _create_topic(bootstrap, topic)
+    extra: dict[str, Any] = {"exactly.once.source.support": "enabled"} if exactly_once else {}
+    # the restarted worker rejoins the group soon after the killed one is dropped from it
+    extra.update({"session.timeout.ms": 6000, "heartbeat.interval.ms": 1000,
+                  "scheduled.rebalance.max.delay.ms": 0})  # fmt: skip
+    props = distributed_props(bootstrap, topic_name, **extra)
+    isolation = "read_committed" if exactly_once else "read_uncommitted"
+    written = [0]  # ids 1..written[0] are committed
+    stop = threading.Event()
+
+    def ids() -> list[int]:
+        return [k["payload"]["id"] for k, v in _messages(bootstrap, topic, isolation) if v]
+
+    def write() -> None:  # transactions of three rows, until told to stop
+        with server.connect(db) as connection, connection.cursor() as cursor:
+            while not stop.is_set():
+                first = written[0] + 1
+                cursor.execute("BEGIN")
+                cursor.executemany("INSERT INTO items VALUES (%s, %s)",
+                                   [(i, i) for i in range(first, first + 3)])  # fmt: skip
+                cursor.execute("COMMIT")
+                written[0] = first + 2
+                time.sleep(0.03)
+
+    worker = WorkerProcess(props, tmp_path / "w").start()
+    try:
+        assert worker.rest is not None
+        config = {**_config(server, bootstrap, prefix, db), "max.batch.size": 100}
+        worker.rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
+        wait_for("the snapshot", lambda: ids() == [0])
+        writer = threading.Thread(target=write)
+        writer.start()
+        wait_for("changes flowing", lambda: len(ids()) > 30, timeout=60)
+        worker.kill()  # while the changes go on
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        worker.kill()
+    writer.join()
+    total = written[0]
+    with WorkerProcess(props, tmp_path / "w2") as restarted:
+        missing: set[int] = set()
+
+        def every_change() -> list[int] | None:
+            seen = ids()
+            missing.clear()
+            missing.update(set(range(total + 1)) - set(seen))
+            return None if missing else seen
+
+        try:
+            seen = wait_for("every change", every_change, timeout=90)
+        except AssertionError as error:
+            raise AssertionError(f"{error}; missing {sorted(missing)[:20]}") from None
+        print(f"{len(seen) - len(set(seen))} duplicates of {total + 1} changes")
+        if exactly_once:
+            assert sorted(seen) == list(range(total + 1))  # each exactly once
+        assert restarted.rest is not None
+        _, body = restarted.rest.get("/connectors/cdc/status")
+        assert body["tasks"][0]["state"] == "RUNNING", body

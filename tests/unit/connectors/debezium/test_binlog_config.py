@@ -1,0 +1,85 @@
+"""The binlog connectors' configuration: Debezium's names, defaults and checks, each error on
+its key."""
+
+from __future__ import annotations
+
+import pytest
+
+from seaway.config import ConfigException
+from seaway.connectors.debezium.config import settings, split_patterns, validate
+from seaway.connectors.debezium.filters import Filters
+
+PROPS = {
+    "database.hostname": "db", "database.user": "u", "database.server.id": "5",
+    "topic.prefix": "dbserver1", "schema.history.internal.kafka.bootstrap.servers": "k:9092",
+    "schema.history.internal.kafka.topic": "history",
+}  # fmt: skip
+
+
+def _errors(**changes: str) -> dict[str, list[str]]:
+    props = {**PROPS, **changes}
+    return validate({k: v for k, v in props.items() if v != "<unset>"}).errors()
+
+
+def test_defaults_are_debeziums() -> None:
+    s = settings(PROPS)
+    assert (s.port, s.snapshot_mode, s.decimal_mode, s.time_precision_mode) == (
+        3306,
+        "initial",
+        "precise",
+        "adaptive_time_microseconds",
+    )
+    assert (s.include_schema_changes, s.tombstones_on_delete, s.bigint_unsigned_mode) == (
+        True,
+        True,
+        "long",
+    )
+    assert (s.max_batch_size, s.poll_interval_ms, s.heartbeat_interval_ms) == (2048, 500, 0)
+    assert s.skipped_operations == frozenset({"t"})
+    assert validate(PROPS).is_valid
+
+
+REQUIRED = ["database.server.id", "topic.prefix", "database.hostname",
+            "schema.history.internal.kafka.bootstrap.servers",
+            "schema.history.internal.kafka.topic"]  # fmt: skip
+
+
+@pytest.mark.parametrize("key", REQUIRED)
+def test_required_keys(key: str) -> None:
+    assert list(_errors(**{key: "<unset>"})) == [key]
+
+
+def test_each_error_is_on_its_key() -> None:
+    errors = _errors(**{"snapshot.mode": "schema_only", "time.precision.mode": "adaptive",
+                        "topic.prefix": "a/b", "decimal.handling.mode": "exact",
+                        "table.include.list": "db.a", "table.exclude.list": "db.b"})  # fmt: skip
+    assert set(errors) == {"snapshot.mode", "time.precision.mode", "topic.prefix",
+                           "decimal.handling.mode", "table.exclude.list"}  # fmt: skip
+    assert "'no_data'" in errors["snapshot.mode"][0]
+    assert errors["time.precision.mode"] == [
+        "Invalid value adaptive for configuration time.precision.mode: The 'adaptive' "
+        "time.precision.mode is no longer supported"]  # fmt: skip
+    assert "only the underscore, hyphen, dot and alphanumeric" in errors["topic.prefix"][0]
+    assert "table.include.list" in errors["table.exclude.list"][0]
+    assert "table.exclude.list" in errors["table.exclude.list"][0]
+
+
+def test_include_beside_exclude_fails_parsing_too() -> None:
+    with pytest.raises(ConfigException, match=r"database\.exclude\.list"):
+        settings({**PROPS, "database.include.list": "a", "database.exclude.list": "b"})
+
+
+def test_snapshot_modes() -> None:
+    for mode in ("initial", "no_data", "when_needed", "never", "initial_only", "NEVER"):
+        assert settings({**PROPS, "snapshot.mode": mode}).snapshot_mode == mode.lower()
+    assert "snapshot.mode" in _errors(**{"snapshot.mode": "always"})
+
+
+def test_filters_are_anchored_and_ignore_case() -> None:
+    f = Filters.of(settings({**PROPS, "table.include.list": "inv\\.cust.*,other.t{1\\,2}"}))
+    assert f.table("INV", "Customers") and f.table("other", "tt")
+    assert not f.table("inv", "orders") and not f.table("xinv", "customers")
+    assert split_patterns("a{1\\,2},b") == ["a{1,2}", "b"]
+    assert not Filters.of(settings(PROPS)).table("mysql", "user")  # the server's own
+    excluded = Filters.of(settings({**PROPS, "column.exclude.list": "inv.t.secret"}))
+    assert not excluded.column("inv", "t", "SECRET") and excluded.column("inv", "t", "secret2")
