@@ -19,7 +19,7 @@ from seaway.spark import spark_session
 def tasks_by_executor(spark: object) -> dict[str, int]:
     sc = spark.sparkContext  # type: ignore[attr-defined]
     url = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/allexecutors"
-    with urllib.request.urlopen(url, timeout=10) as response:
+    with urllib.request.urlopen(url, timeout=60) as response:  # the UI is slow under load
         return {e["id"]: e["totalTasks"] for e in json.loads(response.read())}
 
 

@@ -293,13 +293,17 @@ def test_retries_through_an_outage_and_429s(
     with FaultProxy(search.url) as proxy:
         config = {"connector.class": "ElasticsearchSinkConnector", "connection.url": proxy.url,
                   "topics": topic, "key.ignore": "true", "max.retries": "15",
-                  "retry.backoff.ms": "50"}  # fmt: skip
+                  "retry.backoff.ms": "10"}  # fmt: skip
         _produce(bootstrap, topic, [(i, _user(i, "a", 1.0)) for i in range(100)])
         _post(worker, f"{topic}-sink", config)
         _documents(worker, search, f"{topic}-sink", topic, 100)
         proxy.refuse(2.0)
         _produce(bootstrap, topic, [(i, _user(i, "b", 2.0)) for i in range(100, 300)])
         proxy.wait_accepting(timeout=10)
+        # Confluent's RetryUtil waits a random time up to backoff * 2^attempt: the 429s start
+        # on a request of their own, not on the outage's attempt count (its 10th or so),
+        # whose next waits would be minutes.
+        _documents(worker, search, f"{topic}-sink", topic, 300)
         proxy.fail_next(3, status=429)
         proxy.fail_next(2, status=503)
         _produce(bootstrap, topic, [(i, _user(i, "c", 3.0)) for i in range(300, 400)])
