@@ -146,7 +146,12 @@ class MariaDbServer(_Server):
 class PostgresServer(_Server):
     """``postgres`` with a ``postgres`` superuser without a password (trust on loopback) and
     the server's clock in UTC. Run as the ``postgres`` user when started by root (``setpriv``
-    execs the server, so signals reach it)."""
+    execs the server, so signals reach it). With *logical*, ``wal_level=logical`` and room for
+    replication slots, as change data capture needs."""
+
+    def __init__(self, logical: bool = False) -> None:
+        super().__init__()
+        self.logical = logical
 
     def start(self) -> None:
         initdb = _binary(["initdb", "/usr/lib/postgresql/*/bin/initdb"], "postgresql")
@@ -166,10 +171,16 @@ class PostgresServer(_Server):
             self.process = subprocess.Popen(
                 [*as_user, server, "-D", str(data), "-p", str(self.port), "-h", "127.0.0.1",
                  "-k", str(self.folder), "-c", "fsync=off", "-c", "timezone=UTC",
-                 "-c", "synchronous_commit=off"],
+                 "-c", "synchronous_commit=off", *self._logical_settings()],
                 stdout=out, stderr=subprocess.STDOUT,
             )  # fmt: skip
         _wait_for_port(self.port, self.process, log, "postgres")
+
+    def _logical_settings(self) -> list[str]:
+        if not self.logical:
+            return []
+        return ["-c", "wal_level=logical", "-c", "max_replication_slots=10",
+                "-c", "max_wal_senders=10"]  # fmt: skip
 
     def url(self, database: str, **params: str) -> str:
         """A ``jdbc:postgresql://`` URL for *database*."""

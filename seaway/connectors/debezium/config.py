@@ -17,7 +17,16 @@ from seaway.config import ConfigDef, ConfigException, Importance, Password, Type
 from seaway.config.validators import CaseInsensitiveValidString, Range, Validator
 from seaway.connect.api.connector import ConfigValidation
 
-__all__ = ["CONFIG_DEF", "Settings", "settings", "split_patterns", "validate"]
+__all__ = [
+    "CONFIG_DEF",
+    "Operations",
+    "Patterns",
+    "Settings",
+    "TopicPrefix",
+    "settings",
+    "split_patterns",
+    "validate",
+]
 
 HOSTNAME: Final = "database.hostname"
 PORT: Final = "database.port"
@@ -91,7 +100,7 @@ class _TimePrecisionMode(Validator):
         return "[" + ", ".join(TIME_PRECISION_MODES) + "]"
 
 
-class _TopicPrefix(Validator):
+class TopicPrefix(Validator):
     """A non-empty topic name of ``[A-Za-z0-9._-]`` (Debezium's ``validateTopicName``)."""
 
     def ensure_valid(self, name: str, value: Any) -> None:
@@ -108,7 +117,7 @@ class _TopicPrefix(Validator):
             )
 
 
-class _Patterns(Validator):
+class Patterns(Validator):
     """Comma-separated regular expressions that must compile."""
 
     def ensure_valid(self, name: str, value: Any) -> None:
@@ -122,7 +131,7 @@ class _Patterns(Validator):
                 raise ConfigException(name, value, message) from None
 
 
-class _Operations(Validator):
+class Operations(Validator):
     """``c``, ``u``, ``d``, ``t`` (any of them) or ``none``."""
 
     def ensure_valid(self, name: str, value: Any) -> None:
@@ -185,7 +194,7 @@ def _config_def() -> ConfigDef:
     d.define(
         TOPIC_PREFIX,
         Type.STRING,
-        validator=_TopicPrefix(),
+        validator=TopicPrefix(),
         importance=Importance.HIGH,
         doc="The logical name of the server: the prefix of every topic, the source "
         "partition and the source's name field.",
@@ -203,7 +212,7 @@ def _config_def() -> ConfigDef:
             key,
             Type.STRING,
             "",
-            _Patterns(),
+            Patterns(),
             Importance.MEDIUM,
             f"Comma-separated regular expressions, matched whole and ignoring case, of the {what}.",
             group="Filters",
@@ -308,7 +317,7 @@ def _config_def() -> ConfigDef:
         SKIPPED_OPERATIONS,
         Type.STRING,
         "t",
-        _Operations(),
+        Operations(),
         Importance.LOW,
         "Operations not emitted: c (inserts), u (updates), d (deletes), t (truncates), or none.",
         group="Events",

@@ -1,0 +1,270 @@
+"""Debezium's PostgreSQL connector on a real Connect worker against a real PostgreSQL with
+``wal_level=logical``: the exported-snapshot rows then the slot (inserts, updates, deletes
+and their tombstones) with Debezium's keys and envelopes, ``kill -9`` of the worker
+mid-stream with nothing lost and a slot that never passed what Kafka held, the offsets in
+Debezium's format through the REST API, and bad configs through ``config/validate``."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+
+from seaway.connectors.debezium.postgres import pgoutput
+from tests.connect.test_worker_recovery import _create_topic
+from tests.connect.workers import WorkerProcess, distributed_props, wait_for
+from tests.databases import PostgresServer
+
+CLASS = "io.debezium.connector.postgresql.PostgresConnector"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[PostgresServer]:
+    """One PostgreSQL of this module with logical decoding on."""
+    with PostgresServer(logical=True) as db:
+        yield db
+
+
+def _messages(bootstrap: str, topic: str) -> list[Any]:
+    """(key, value) of every record of partition 0, JSON-decoded (None for a null)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"check-{uuid.uuid4().hex}",
+                         "enable.partition.eof": True, "log_level": 3})  # fmt: skip
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    out: list[Any] = []
+    try:
+        while (message := consumer.poll(5)) is not None:
+            if (error := message.error()) is not None:
+                if error.code() == -191:  # _PARTITION_EOF
+                    break
+                continue
+            key, value = message.key(), message.value()
+            out.append((key and json.loads(key), value and json.loads(value)))
+    finally:
+        consumer.close()
+    return out
+
+
+def _database(server: PostgresServer, prefix: str) -> str:
+    name = prefix.replace("-", "_").replace(".", "_").lower()[-50:]
+    server.create_database(name)
+    return name
+
+
+def _config(server: PostgresServer, prefix: str, db: str) -> dict[str, Any]:
+    return {
+        "connector.class": CLASS, "database.hostname": "127.0.0.1",
+        "database.port": server.port, "database.user": "postgres", "database.dbname": db,
+        "topic.prefix": prefix, "slot.name": f"s_{uuid.uuid4().hex[:12]}",
+        "poll.interval.ms": 200,
+    }  # fmt: skip
+
+
+def _slot_flushed(server: PostgresServer, db: str, slot: str) -> str:
+    with server.connect(db) as connection:
+        row = connection.execute(
+            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = %s",
+            (slot,),
+        ).fetchone()
+    return row[0]
+
+
+def _ids_left_in_slot(server: PostgresServer, db: str, slot: str) -> set[int]:
+    """The ids of the rows inserted in the changes the slot still holds (decoded with the
+    connector's pgoutput decoder; peeked, so nothing is consumed)."""
+    with server.connect(db) as connection:
+        rows = connection.execute(
+            "SELECT data FROM pg_logical_slot_peek_binary_changes(%s, NULL, NULL, "
+            "'proto_version', '1', 'publication_names', 'dbz_publication')",
+            (slot,),
+        ).fetchall()
+    ids = set()
+    for (data,) in rows:
+        message = pgoutput.decode(bytes(data))
+        if isinstance(message, pgoutput.Insert):
+            ids.add(int(str(message.new[0])))
+    return ids
+
+
+def test_snapshot_stream_kill_and_restart(
+    tmp_path: Path, bootstrap: str, topic_name: str, server: PostgresServer
+) -> None:
+    prefix = topic_name
+    db = _database(server, prefix)
+    with server.connect(db) as connection:
+        connection.execute(
+            "CREATE TABLE customers (id INT PRIMARY KEY, email VARCHAR(50) NOT NULL, "
+            "balance NUMERIC(10,2), updated_at TIMESTAMP(3))"
+        )
+        connection.execute(
+            "INSERT INTO customers VALUES (1001, 'sally@example.org', 1000.00, "
+            "'2026-01-01 00:00:00'), (1002, 'george@example.org', NULL, NULL)"
+        )
+    topic = f"{prefix}.public.customers"
+    _create_topic(bootstrap, topic)
+    config = _config(server, prefix, db)
+    slot = config["slot.name"]
+    props = distributed_props(bootstrap, topic_name, **{
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "key.converter.schemas.enable": "true",
+        "value.converter.schemas.enable": "true"})  # fmt: skip
+    worker = WorkerProcess(props, tmp_path / "w").start()
+    try:
+        rest = worker.rest
+        assert rest is not None
+        rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
+        wait_for("the snapshot", lambda: len(_messages(bootstrap, topic)) >= 2, timeout=45)
+        with server.connect(db) as connection:
+            connection.execute("UPDATE customers SET balance = 1234.50, updated_at = "
+                               "'2026-01-02 09:30:00.123' WHERE id = 1001")  # fmt: skip
+            connection.execute("INSERT INTO customers VALUES (1003, 'ed@example.org', 1.5, NULL)")
+            connection.execute("DELETE FROM customers WHERE id = 1002")
+        messages = wait_for("the changes", lambda: (m := _messages(bootstrap, topic))
+                            and len(m) >= 6 and m, timeout=30)  # fmt: skip
+
+        snapshot = [v["payload"] for _, v in messages[:2]]
+        assert [p["op"] for p in snapshot] == ["r", "r"]
+        assert [p["source"]["snapshot"] for p in snapshot] == ["first", "last"]
+        key, value = messages[0]
+        assert key == {"schema": {"type": "struct", "fields": [
+            {"type": "int32", "optional": False, "field": "id"}], "optional": False,
+            "name": f"{topic}.Key"}, "payload": {"id": 1001}}  # fmt: skip
+        schema = value["schema"]
+        assert schema["name"] == f"{topic}.Envelope" and schema["version"] == 2
+        assert [f["field"] for f in schema["fields"]] == [
+            "before",
+            "after",
+            "source",
+            "transaction",
+            "op",
+            "ts_ms",
+            "ts_us",
+            "ts_ns",
+        ]
+        row_fields = schema["fields"][1]["fields"]
+        assert row_fields == [
+            {"type": "int32", "optional": False, "field": "id"},
+            {"type": "string", "optional": False, "field": "email"},
+            {"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal",
+             "version": 1, "parameters": {"scale": "2", "connect.decimal.precision": "10"},
+             "field": "balance"},
+            {"type": "int64", "optional": True, "name": "io.debezium.time.Timestamp",
+             "version": 1, "field": "updated_at"}]  # fmt: skip
+        source_schema = schema["fields"][2]
+        assert source_schema["name"] == "io.debezium.connector.postgresql.Source"
+        assert [f["field"] for f in source_schema["fields"]] == [
+            "version",
+            "connector",
+            "name",
+            "ts_ms",
+            "snapshot",
+            "db",
+            "sequence",
+            "ts_us",
+            "ts_ns",
+            "schema",
+            "table",
+            "txId",
+            "lsn",
+            "xmin",
+            "origin",
+            "origin_lsn",
+        ]
+        first = snapshot[0]
+        assert first["after"] == {"id": 1001, "email": "sally@example.org",
+                                  "balance": base64.b64encode((100000).to_bytes(3, "big")).decode(),
+                                  "updated_at": 1767225600000}  # fmt: skip
+        source = first["source"]
+        assert (source["connector"], source["name"], source["db"], source["schema"],
+                source["table"]) == ("postgresql", prefix, db, "public", "customers")  # fmt: skip
+        assert source["version"] == "3.6.1.Final" and isinstance(source["lsn"], int)
+        assert json.loads(source["sequence"]) == [None, str(source["lsn"])]
+
+        update, insert, delete, tombstone = messages[2:6]
+        assert update[1]["payload"]["op"] == "u"
+        assert update[1]["payload"]["before"] is None  # REPLICA IDENTITY DEFAULT
+        assert update[1]["payload"]["after"]["updated_at"] == 1767346200123
+        assert update[1]["payload"]["after"]["balance"] == "AeI6"  # 1234.50
+        update_source = update[1]["payload"]["source"]
+        assert update_source["snapshot"] == "false" and update_source["lsn"] > source["lsn"]
+        assert update_source["txId"] > 0
+        assert insert[0]["payload"] == {"id": 1003} and insert[1]["payload"]["op"] == "c"
+        assert delete[0]["payload"] == {"id": 1002}
+        assert delete[1]["payload"]["op"] == "d" and delete[1]["payload"]["after"] is None
+        assert delete[1]["payload"]["before"]["id"] == 1002
+        assert delete[1]["payload"]["before"]["balance"] is None
+        assert tombstone == ({"schema": key["schema"], "payload": {"id": 1002}}, None)
+
+        # kill -9 mid-stream, while a writer inserts rows one per transaction
+        inserted = list(range(2000, 2400))
+        done = threading.Event()
+
+        def write() -> None:
+            with server.connect(db) as connection:
+                for i in inserted:
+                    connection.execute("INSERT INTO customers VALUES (%s, 'x', NULL, NULL)", (i,))
+            done.set()
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        wait_for("records mid-stream", lambda: len(_messages(bootstrap, topic)) >= 30, timeout=30)
+        worker.kill()
+        writer.join(60)
+        assert done.is_set()
+        in_kafka = {k["payload"]["id"] for k, v in _messages(bootstrap, topic) if v}
+        left = _ids_left_in_slot(server, db, slot)
+        missing = set(inserted) - in_kafka - left
+        assert not missing, f"the slot passed records not in Kafka: {sorted(missing)[:10]}"
+
+        worker = WorkerProcess(props, tmp_path / "w2").start()
+        rest = worker.rest
+        assert rest is not None
+
+        def all_there() -> Any:
+            ids = {k["payload"]["id"] for k, v in _messages(bootstrap, topic) if v}
+            return set(inserted) <= ids
+
+        wait_for("every row after the restart", all_there, timeout=45)
+
+        def stored() -> Any:
+            status, body = rest.get("/connectors/cdc/offsets")
+            entries = body["offsets"] if status == 200 else []
+            return entries and entries[0]["offset"].get("messageType") == "INSERT" and entries
+
+        [entry] = wait_for("the offsets flushed", stored, timeout=20)
+        assert entry["partition"] == {"server": prefix}
+        offset = entry["offset"]
+        assert {"lsn", "lsn_proc", "txId", "ts_usec", "messageType"} <= set(offset)
+        assert offset["messageType"] == "INSERT" and "snapshot" not in offset
+        flushed = pgoutput.parse_lsn(_slot_flushed(server, db, slot))
+        assert flushed <= offset["lsn"]
+    finally:
+        worker.stop()
+
+
+def test_bad_configs_are_refused(tmp_path: Path, bootstrap: str, topic_name: str) -> None:
+    with WorkerProcess(distributed_props(bootstrap, topic_name), tmp_path / "w") as worker:
+        rest = worker.rest
+        assert rest is not None
+        bad = {"connector.class": CLASS, "database.hostname": "127.0.0.1",
+               "database.user": "postgres", "topic.prefix": "p", "plugin.name": "decoderbufs",
+               "snapshot.mode": "never", "publication.autocreate.mode": "sometimes",
+               "slot.name": "Not-Valid"}  # fmt: skip
+        body = rest.ok("PUT", "/connector-plugins/PostgresConnector/config/validate", bad)
+        errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"]}
+        assert "decoderbufs" in errors["plugin.name"][0]
+        assert "pgoutput" in errors["plugin.name"][0]
+        assert "no_data" in errors["snapshot.mode"][0]
+        assert errors["publication.autocreate.mode"]
+        assert "replication slot name" in errors["slot.name"][0]
+        assert errors["database.dbname"] == [
+            'Missing required configuration "database.dbname" which has no default value.'
+        ]
+        assert body["error_count"] == 6, {k: v for k, v in errors.items() if v}  # name too
