@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Final
 
 from seaway import __version__
+from seaway.connectors.debezium import MariaDbConnector, MySqlConnector
 from seaway.connectors.file import FileStreamSinkConnector, FileStreamSourceConnector
 from seaway.connectors.hdfs import HdfsSinkConnector
-from seaway.connectors.debezium import MariaDbConnector, MySqlConnector
 from seaway.connectors.jdbc import JdbcSinkConnector, JdbcSourceConnector
 
 VERSION: Final = __version__
