@@ -3,7 +3,9 @@
 Connectors depend on :mod:`seaway.connect.api` (and :mod:`seaway.config`) only. The runtime
 finds them through the ``seaway.connectors`` entry points (``pyproject.toml``), under Kafka's
 and Confluent's class names (``org.apache.kafka.connect.file.FileStreamSourceConnector``) and
-their aliases (``FileStreamSourceConnector``, ``FileStreamSource``).
+their aliases (``FileStreamSourceConnector``, ``FileStreamSource``). The Debezium connectors
+(:mod:`seaway.connectors.debezium`) are found only that way, so importing a connector never
+imports the others' database clients.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 from typing import Final
 
 from seaway import __version__
-from seaway.connectors.debezium import MariaDbConnector, MySqlConnector
 from seaway.connectors.file import FileStreamSinkConnector, FileStreamSourceConnector
 from seaway.connectors.hdfs import HdfsSinkConnector
 from seaway.connectors.jdbc import JdbcSinkConnector, JdbcSourceConnector
@@ -26,7 +27,5 @@ __all__ = [
     "HdfsSinkConnector",
     "JdbcSinkConnector",
     "JdbcSourceConnector",
-    "MariaDbConnector",
-    "MySqlConnector",
     "__version__",
 ]

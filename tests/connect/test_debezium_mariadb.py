@@ -6,18 +6,16 @@ Debezium's format through the REST API, and bad configs through ``config/validat
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
 
+from tests.connect.debezium_helpers import CUSTOMERS_ROW_FIELDS, ENVELOPE_FIELDS, topic_messages
 from tests.connect.test_worker_recovery import _create_topic
 from tests.connect.workers import WorkerProcess, distributed_props, wait_for
 from tests.databases import MariaDbServer
@@ -30,26 +28,6 @@ def server() -> Iterator[MariaDbServer]:
     """One MariaDB of this module with the binlog as CDC needs it."""
     with MariaDbServer(binlog=True) as db:
         yield db
-
-
-def _messages(bootstrap: str, topic: str, isolation: str = "read_uncommitted") -> list[Any]:
-    """(key, value) of every record of partition 0, JSON-decoded (None for a null)."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"check-{uuid.uuid4().hex}",
-                         "isolation.level": isolation, "enable.partition.eof": True,
-                         "log_level": 3})  # fmt: skip
-    consumer.assign([TopicPartition(topic, 0, 0)])
-    out: list[Any] = []
-    try:
-        while (message := consumer.poll(5)) is not None:
-            if message.error():
-                if message.error().code() == -191:  # _PARTITION_EOF
-                    break
-                continue
-            key, value = message.key(), message.value()
-            out.append((key and json.loads(key), value and json.loads(value)))
-    finally:
-        consumer.close()
-    return out
 
 
 def _config(server: MariaDbServer, bootstrap: str, prefix: str, db: str) -> dict[str, Any]:
@@ -108,7 +86,7 @@ def test_snapshot_then_binlog_with_ddl(
 
         config = _config(server, bootstrap, prefix, db)
         rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
-        wait_for("the snapshot", lambda: len(_messages(bootstrap, topic)) >= 2)
+        wait_for("the snapshot", lambda: len(topic_messages(bootstrap, topic)) >= 2)
         _execute(server, db,
                  "UPDATE customers SET balance = 1234.50, updated_at = '2026-01-02 09:30:00.123' "
                  "WHERE id = 1001",
@@ -117,7 +95,7 @@ def test_snapshot_then_binlog_with_ddl(
                  "ALTER TABLE customers ADD COLUMN country VARCHAR(2) NULL",
                  "INSERT INTO customers VALUES (1004, 'anne@example.org', 0, NULL, 'NL')",
                  )  # fmt: skip
-        messages = wait_for("the changes", lambda: (m := _messages(bootstrap, topic))
+        messages = wait_for("the changes", lambda: (m := topic_messages(bootstrap, topic))
                             and len(m) >= 7 and m)  # fmt: skip
         keys = [k["payload"]["id"] for k, _ in messages]
         assert keys == [1001, 1002, 1001, 1003, 1002, 1002, 1004]
@@ -130,26 +108,10 @@ def test_snapshot_then_binlog_with_ddl(
                                  "fields": [id_field]}  # fmt: skip
         schema = value["schema"]
         assert (schema["name"], schema["version"]) == (f"{topic}.Envelope", 2)
-        assert [f["field"] for f in schema["fields"]] == [
-            "before",
-            "after",
-            "source",
-            "transaction",
-            "op",
-            "ts_ms",
-            "ts_us",
-            "ts_ns",
-        ]
+        assert [f["field"] for f in schema["fields"]] == ENVELOPE_FIELDS
         row = schema["fields"][0]
         assert row["name"] == f"{topic}.Value" and row["optional"] is True
-        assert row["fields"] == [
-            {"type": "int32", "optional": False, "field": "id"},
-            {"type": "string", "optional": False, "field": "email"},
-            {"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal",
-             "version": 1, "parameters": {"scale": "2", "connect.decimal.precision": "10"},
-             "field": "balance"},
-            {"type": "int64", "optional": True, "name": "io.debezium.time.Timestamp",
-             "version": 1, "field": "updated_at"}]  # fmt: skip
+        assert row["fields"] == CUSTOMERS_ROW_FIELDS
         assert schema["fields"][2]["name"] == "io.debezium.connector.mariadb.Source"
         payload = value["payload"]
         assert payload["before"] == {"id": 1001, "email": "sally@example.org", "balance": "AYag",
@@ -182,7 +144,7 @@ def test_snapshot_then_binlog_with_ddl(
         assert [f["field"] for f in added["schema"]["fields"][1]["fields"]][-1] == "country"
         assert added["payload"]["after"]["country"] == "NL"
         assert "country" not in messages[3][1]["payload"]["after"]
-        changes = [v["payload"] for _, v in _messages(bootstrap, prefix)]
+        changes = [v["payload"] for _, v in topic_messages(bootstrap, prefix)]
         assert changes[-1]["ddl"].startswith("ALTER TABLE customers ADD COLUMN country")
         assert changes[-1]["tableChanges"][0]["type"] == "ALTER"
 
@@ -218,7 +180,7 @@ def test_kill_9_mid_stream(
     stop = threading.Event()
 
     def ids() -> list[int]:
-        return [k["payload"]["id"] for k, v in _messages(bootstrap, topic, isolation) if v]
+        return [k["payload"]["id"] for k, v in topic_messages(bootstrap, topic, isolation) if v]
 
     def write() -> None:  # transactions of three rows, until told to stop
         with server.connect(db) as connection, connection.cursor() as cursor:

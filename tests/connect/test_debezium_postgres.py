@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
 
 from seaway.connectors.debezium.postgres import pgoutput
+from tests.connect.debezium_helpers import CUSTOMERS_ROW_FIELDS, ENVELOPE_FIELDS, topic_messages
 from tests.connect.test_worker_recovery import _create_topic
 from tests.connect.workers import WorkerProcess, distributed_props, wait_for
 from tests.databases import PostgresServer
@@ -30,25 +30,6 @@ def server() -> Iterator[PostgresServer]:
     """One PostgreSQL of this module with logical decoding on."""
     with PostgresServer(logical=True) as db:
         yield db
-
-
-def _messages(bootstrap: str, topic: str) -> list[Any]:
-    """(key, value) of every record of partition 0, JSON-decoded (None for a null)."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"check-{uuid.uuid4().hex}",
-                         "enable.partition.eof": True, "log_level": 3})  # fmt: skip
-    consumer.assign([TopicPartition(topic, 0, 0)])
-    out: list[Any] = []
-    try:
-        while (message := consumer.poll(5)) is not None:
-            if (error := message.error()) is not None:
-                if error.code() == -191:  # _PARTITION_EOF
-                    break
-                continue
-            key, value = message.key(), message.value()
-            out.append((key and json.loads(key), value and json.loads(value)))
-    finally:
-        consumer.close()
-    return out
 
 
 def _database(server: PostgresServer, prefix: str) -> str:
@@ -120,13 +101,13 @@ def test_snapshot_stream_kill_and_restart(
         rest = worker.rest
         assert rest is not None
         rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
-        wait_for("the snapshot", lambda: len(_messages(bootstrap, topic)) >= 2, timeout=45)
+        wait_for("the snapshot", lambda: len(topic_messages(bootstrap, topic)) >= 2, timeout=45)
         with server.connect(db) as connection:
             connection.execute("UPDATE customers SET balance = 1234.50, updated_at = "
                                "'2026-01-02 09:30:00.123' WHERE id = 1001")  # fmt: skip
             connection.execute("INSERT INTO customers VALUES (1003, 'ed@example.org', 1.5, NULL)")
             connection.execute("DELETE FROM customers WHERE id = 1002")
-        messages = wait_for("the changes", lambda: (m := _messages(bootstrap, topic))
+        messages = wait_for("the changes", lambda: (m := topic_messages(bootstrap, topic))
                             and len(m) >= 6 and m, timeout=30)  # fmt: skip
 
         snapshot = [v["payload"] for _, v in messages[:2]]
@@ -138,25 +119,9 @@ def test_snapshot_stream_kill_and_restart(
             "name": f"{topic}.Key"}, "payload": {"id": 1001}}  # fmt: skip
         schema = value["schema"]
         assert schema["name"] == f"{topic}.Envelope" and schema["version"] == 2
-        assert [f["field"] for f in schema["fields"]] == [
-            "before",
-            "after",
-            "source",
-            "transaction",
-            "op",
-            "ts_ms",
-            "ts_us",
-            "ts_ns",
-        ]
+        assert [f["field"] for f in schema["fields"]] == ENVELOPE_FIELDS
         row_fields = schema["fields"][1]["fields"]
-        assert row_fields == [
-            {"type": "int32", "optional": False, "field": "id"},
-            {"type": "string", "optional": False, "field": "email"},
-            {"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal",
-             "version": 1, "parameters": {"scale": "2", "connect.decimal.precision": "10"},
-             "field": "balance"},
-            {"type": "int64", "optional": True, "name": "io.debezium.time.Timestamp",
-             "version": 1, "field": "updated_at"}]  # fmt: skip
+        assert row_fields == CUSTOMERS_ROW_FIELDS
         source_schema = schema["fields"][2]
         assert source_schema["name"] == "io.debezium.connector.postgresql.Source"
         assert [f["field"] for f in source_schema["fields"]] == [
@@ -214,11 +179,13 @@ def test_snapshot_stream_kill_and_restart(
 
         writer = threading.Thread(target=write)
         writer.start()
-        wait_for("records mid-stream", lambda: len(_messages(bootstrap, topic)) >= 30, timeout=30)
+        wait_for(
+            "records mid-stream", lambda: len(topic_messages(bootstrap, topic)) >= 30, timeout=30
+        )
         worker.kill()
         writer.join(60)
         assert done.is_set()
-        in_kafka = {k["payload"]["id"] for k, v in _messages(bootstrap, topic) if v}
+        in_kafka = {k["payload"]["id"] for k, v in topic_messages(bootstrap, topic) if v}
         left = _ids_left_in_slot(server, db, slot)
         missing = set(inserted) - in_kafka - left
         assert not missing, f"the slot passed records not in Kafka: {sorted(missing)[:10]}"
@@ -228,7 +195,7 @@ def test_snapshot_stream_kill_and_restart(
         assert rest is not None
 
         def all_there() -> Any:
-            ids = {k["payload"]["id"] for k, v in _messages(bootstrap, topic) if v}
+            ids = {k["payload"]["id"] for k, v in topic_messages(bootstrap, topic) if v}
             return set(inserted) <= ids
 
         wait_for("every row after the restart", all_there, timeout=45)

@@ -1,27 +1,27 @@
-"""Debezium's binlog connectors: ``io.debezium.connector.mariadb.MariaDbConnector`` and
-``io.debezium.connector.mysql.MySqlConnector``, one implementation (Debezium's
-``BinlogConnector``) that differs in ``source.connector``, its schema names and the GTIDs it
-reads. Like Debezium's, a connector runs one task whatever ``tasks.max`` says."""
+"""What every Debezium connector class shares: like Debezium's, a connector runs one task
+whatever ``tasks.max`` says, and supports exactly-once (a batch's records and its offset
+commit together)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from seaway import __version__
 from seaway.config import ConfigDef
 from seaway.connect.api import ExactlyOnceSupport, SourceConnector, Task
 from seaway.connect.api.connector import ConfigValidation
-from seaway.connectors.debezium import config as c
-from seaway.connectors.debezium.task import CONNECTOR_KEY, BinlogSourceTask
+from seaway.connectors.debezium.config import ConnectorConfig
 
-__all__ = ["MariaDbConnector", "MySqlConnector"]
+__all__ = ["DebeziumConnector"]
 
 
-class _BinlogConnector(SourceConnector):
-    """Captures the changes of a MariaDB or MySQL server's tables."""
+class DebeziumConnector(SourceConnector):
+    """A one-task CDC source connector. Subclasses set :attr:`configuration` and :attr:`task_type`;
+    :meth:`task_config` may add to the task's configuration."""
 
-    connector_name: ClassVar[str]
+    configuration: ClassVar[ConnectorConfig[Any]]
+    task_type: ClassVar[type[Task]]
 
     def __init__(self) -> None:
         super().__init__()
@@ -31,20 +31,24 @@ class _BinlogConnector(SourceConnector):
         return __version__
 
     def config(self) -> ConfigDef:
-        return c.CONFIG_DEF
+        return self.configuration.config_def
 
     def validate(self, connector_configs: Mapping[str, str]) -> ConfigValidation:
-        return c.validate(connector_configs)
+        return self.configuration.validate(connector_configs)
 
     def start(self, props: dict[str, str]) -> None:
-        c.settings(props)
+        self.configuration.settings(props)
         self.props = dict(props)
 
     def task_class(self) -> type[Task]:
-        return BinlogSourceTask
+        return self.task_type
+
+    def task_config(self) -> dict[str, str]:
+        """The one task's configuration: the connector's."""
+        return dict(self.props)
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{**self.props, CONNECTOR_KEY: self.connector_name}]
+        return [self.task_config()]
 
     def stop(self) -> None:
         pass
@@ -52,16 +56,3 @@ class _BinlogConnector(SourceConnector):
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
         """Supported: a batch's records and its offset commit together."""
         return ExactlyOnceSupport.SUPPORTED
-
-
-class MariaDbConnector(_BinlogConnector):
-    """``io.debezium.connector.mariadb.MariaDbConnector``."""
-
-    connector_name = "mariadb"
-
-
-class MySqlConnector(_BinlogConnector):
-    """``io.debezium.connector.mysql.MySqlConnector`` (tested on MariaDB for what the two
-    servers share: MySQL proper is not installable here)."""
-
-    connector_name = "mysql"

@@ -1,25 +1,22 @@
-"""Debezium's change events as Connect records: ``c``/``u``/``d``/``r`` envelopes with their
-keys, the tombstone after a delete, and schema change events on the ``<prefix>`` topic."""
+"""Debezium's change events as Connect records, as every connector builds them: the
+``source`` struct's common fields, the ``c``/``u``/``d``/``r``/``t`` envelope with its key,
+and the tombstone after a delete."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, Final
+from collections.abc import Iterable
+from typing import Any, Final, Generic, TypeVar
 
-from seaway.connect.api import SourceRecord, Struct
+from seaway.connect.api import SourceRecord
+from seaway.connect.api.data import Schema, Struct
 from seaway.connectors.debezium.config import Settings
-from seaway.connectors.debezium.history import TableChange
-from seaway.connectors.debezium.position import partition
-from seaway.connectors.debezium.schemas import (
-    TableSchema,
-    schema_change_key_schema,
-    schema_change_value_schema,
-    source_schema,
-    table_change_schema,
-)
+from seaway.connectors.debezium.offsets import partition
+from seaway.connectors.debezium.schemas import TableSchema
 
-__all__ = ["DEBEZIUM_VERSION", "EventMaker", "SourceInfo"]
+__all__ = ["DEBEZIUM_VERSION", "EventMaker"]
+
+InfoT = TypeVar("InfoT")
 
 DEBEZIUM_VERSION: Final = "3.6.1.Final"
 """``source.version``. Debezium writes its own release there and consumers read it to know the
@@ -28,47 +25,41 @@ event format (``ts_us``/``ts_ns``, the ``snapshot`` enum); Seaway writes the eve
 connector's ``version()`` reports on the REST API)."""
 
 
-@dataclass(frozen=True)
-class SourceInfo:
-    """The binlog fields of ``source`` for one event or snapshot row."""
+class EventMaker(Generic[InfoT]):
+    """Builds a connector's records; a connector's subclass makes the ``source`` struct of its
+    *InfoT* (the source fields of one event) with :meth:`source_struct`."""
 
-    db: str
-    table: str | None
-    ts_ms: int
-    file: str
-    pos: int
-    row: int = 0
-    server_id: int = 0
-    gtid: str | None = None
-    thread: int | None = None
-    snapshot: str | None = None  # None: not a snapshot row (JSON shows the default "false")
-
-
-class EventMaker:
-    """Builds a connector's records."""
-
-    def __init__(self, settings: Settings, connector: str) -> None:
+    def __init__(self, settings: Settings, connector: str, source_schema: Schema) -> None:
         self.settings = settings
         self.connector = connector
         self.partition = partition(settings.topic_prefix)
-        self.source_schema = source_schema(connector)
-        self.change_key_schema = schema_change_key_schema(connector)
-        self.change_value_schema = schema_change_value_schema(connector, self.source_schema)
-        self._change_schema = table_change_schema()
+        self.source_schema = source_schema
 
-    def source(self, info: SourceInfo) -> Struct:
-        """The ``source`` struct."""
+    def source_struct(
+        self,
+        *,
+        ts_ms: int,
+        ts_us: int,
+        snapshot: str | None,
+        db: str,
+        sequence: str | None = None,
+        fields: Iterable[tuple[str, Any]] = (),
+    ) -> Struct:
+        """The ``source`` struct: the common fields (``ts_ns`` from *ts_us*), then the
+        connector's *fields*. *snapshot* None: not a snapshot row (JSON shows ``"false"``)."""
         s = Struct(self.source_schema)
         for name, value in (
             ("version", DEBEZIUM_VERSION), ("connector", self.connector),
-            ("name", self.settings.topic_prefix), ("ts_ms", info.ts_ms),
-            ("snapshot", info.snapshot), ("db", info.db), ("ts_us", info.ts_ms * 1000),
-            ("ts_ns", info.ts_ms * 1_000_000), ("table", info.table),
-            ("server_id", info.server_id), ("gtid", info.gtid), ("file", info.file),
-            ("pos", info.pos), ("row", info.row), ("thread", info.thread),
+            ("name", self.settings.topic_prefix), ("ts_ms", ts_ms), ("snapshot", snapshot),
+            ("db", db), ("sequence", sequence), ("ts_us", ts_us), ("ts_ns", ts_us * 1000),
+            *fields,
         ):  # fmt: skip
             s.put(name, value)
         return s
+
+    def source(self, info: InfoT) -> Struct:
+        """The ``source`` struct of *info*."""
+        raise NotImplementedError
 
     def change(
         self,
@@ -76,10 +67,12 @@ class EventMaker:
         op: str,
         before: Struct | None,
         after: Struct | None,
-        info: SourceInfo,
+        info: InfoT,
         offset: dict[str, Any],
+        key_row: Struct | None = None,
     ) -> list[SourceRecord]:
-        """The records of one row change: the envelope, and a tombstone after a delete."""
+        """The records of one row change: the envelope, and a tombstone after a delete.
+        The key is *key_row*'s, else *after*'s, else *before*'s."""
         now_ns = time.time_ns()
         envelope = Struct(schema.envelope)
         envelope.put("before", before)
@@ -89,68 +82,20 @@ class EventMaker:
         envelope.put("ts_ms", now_ns // 1_000_000)
         envelope.put("ts_us", now_ns // 1000)
         envelope.put("ts_ns", now_ns)
-        key = schema.key(after if after is not None else before)  # type: ignore[arg-type]
-        record = SourceRecord(
-            source_partition=self.partition, source_offset=offset, topic=schema.topic,
-            key_schema=schema.key_schema, key=key, value_schema=schema.envelope, value=envelope,
-        )  # fmt: skip
-        records = [record]
+        keyed = key_row if key_row is not None else (after if after is not None else before)
+        key = schema.key(keyed) if keyed is not None else None
+        records = [
+            SourceRecord(
+                source_partition=self.partition, source_offset=offset, topic=schema.topic,
+                key_schema=schema.key_schema, key=key, value_schema=schema.envelope,
+                value=envelope,
+            )
+        ]  # fmt: skip
         if op == "d" and self.settings.tombstones_on_delete:
             records.append(
                 SourceRecord(
-                    source_partition=self.partition,
-                    source_offset=offset,
-                    topic=schema.topic,
-                    key_schema=schema.key_schema,
-                    key=key,
-                    value_schema=None,
-                    value=None,
+                    source_partition=self.partition, source_offset=offset, topic=schema.topic,
+                    key_schema=schema.key_schema, key=key, value_schema=None, value=None,
                 )
-            )
+            )  # fmt: skip
         return records
-
-    def schema_change(
-        self,
-        database: str,
-        ddl: str,
-        changes: tuple[TableChange, ...],
-        info: SourceInfo,
-        offset: dict[str, Any],
-    ) -> SourceRecord:
-        """The schema change event of one DDL statement."""
-        key = Struct(self.change_key_schema).put("databaseName", database)
-        value = Struct(self.change_value_schema)
-        value.put("source", self.source(info))
-        value.put("ts_ms", info.ts_ms)
-        value.put("databaseName", database)
-        value.put("schemaName", None)
-        value.put("ddl", ddl)
-        value.put("tableChanges", [self._change_struct(c) for c in changes])
-        return SourceRecord(
-            source_partition=self.partition, source_offset=offset,
-            topic=self.settings.topic_prefix, kafka_partition=0,
-            key_schema=self.change_key_schema, key=key,
-            value_schema=self.change_value_schema, value=value,
-        )  # fmt: skip
-
-    def _change_struct(self, change: TableChange) -> Struct:
-        data = change.json()
-        table_schema: Any = self._change_schema.field("table").schema  # type: ignore[union-attr]
-        column_schema: Any = table_schema.field("columns").schema.value_schema
-        columns = []
-        for column in data["table"]["columns"]:
-            struct = Struct(column_schema)
-            for field in column_schema.fields:
-                value = column.get(field.name)
-                struct.put(field.name, value if value != [] else None)
-            columns.append(struct)
-        table = Struct(table_schema)
-        table.put("defaultCharsetName", data["table"]["defaultCharsetName"])
-        table.put("primaryKeyColumnNames", data["table"]["primaryKeyColumnNames"])
-        table.put("columns", columns)
-        return (
-            Struct(self._change_schema)
-            .put("type", data["type"])
-            .put("id", data["id"])
-            .put("table", table)
-        )

@@ -1,24 +1,22 @@
-"""The schemas of Debezium's change events (``Envelope``, ``SchemaFactory``,
-``TableSchemaBuilder``) and the topic names they are built from.
+"""The schemas every Debezium connector's change events share (``Envelope``,
+``AbstractSourceInfoStructMaker``, ``TableSchemaBuilder``) and the topic names they are built
+from.
 
-A data topic is ``<prefix>.<db>.<table>``; its key is ``<topic>.Key`` (the primary key
-columns, each required; no key for a table without one), its rows ``<topic>.Value`` and its
-value the ``<topic>.Envelope`` (version 2): ``before``, ``after``, ``source``, ``transaction``,
-``op``, ``ts_ms``, ``ts_us``, ``ts_ns``.
+A data topic is ``<prefix>.<db or schema>.<table>``; its key is ``<topic>.Key`` (the primary
+key columns, each required; no key for a table without one), its rows ``<topic>.Value`` and
+its value the ``<topic>.Envelope`` (version 2): ``before``, ``after``, ``source``,
+``transaction``, ``op``, ``ts_ms``, ``ts_us``, ``ts_ns``. ``source`` is
+``io.debezium.connector.<connector>.Source``: the common fields, then the connector's own.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from seaway.connect.api.data import Schema, SchemaBuilder, Struct
-from seaway.connectors.debezium.column_types import Convert, column_schema, converter
-from seaway.connectors.debezium.config import Settings
-from seaway.connectors.debezium.filters import Filters
-from seaway.connectors.debezium.tables import Table
 
 __all__ = [
     "ENVELOPE_VERSION",
@@ -26,10 +24,8 @@ __all__ = [
     "TableSchema",
     "data_topic",
     "envelope_schema",
-    "schema_change_key_schema",
-    "schema_change_value_schema",
     "source_schema",
-    "table_change_schema",
+    "table_schemas",
 ]
 
 ENVELOPE_VERSION: Final = 2
@@ -39,40 +35,31 @@ SNAPSHOT_ALLOWED: Final = (
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def data_topic(prefix: str, db: str, table: str) -> str:
-    """``<prefix>.<db>.<table>``, characters outside ``[A-Za-z0-9._-]`` replaced by ``_``."""
-    return _UNSAFE.sub("_", f"{prefix}.{db}.{table}")[:249]
+def data_topic(prefix: str, first: str, table: str) -> str:
+    """``<prefix>.<first>.<table>`` (*first*: the database or schema), characters outside
+    ``[A-Za-z0-9._-]`` replaced by ``_``."""
+    return _UNSAFE.sub("_", f"{prefix}.{first}.{table}")[:249]
 
 
-def source_schema(connector: str) -> Schema:
-    """``io.debezium.connector.<connector>.Source``: the common fields, then the binlog's."""
+def source_schema(connector: str, fields: Iterable[tuple[str, Schema]]) -> Schema:
+    """``io.debezium.connector.<connector>.Source``: the common fields (``version``,
+    ``connector``, ``name``, ``ts_ms``, ``snapshot``, ``db``, ``sequence``, ``ts_us``,
+    ``ts_ns``), then the connector's *fields*."""
     optional_string = SchemaBuilder.string().optional().build()
     optional_int64 = SchemaBuilder.int64().optional().build()
     snapshot = (
         SchemaBuilder.string().optional().name("io.debezium.data.Enum").version(1)
         .parameter("allowed", SNAPSHOT_ALLOWED).default_value("false").build()
     )  # fmt: skip
-    return (
-        SchemaBuilder.struct().name(f"io.debezium.connector.{connector}.Source").version(1)
-        .field("version", Schema.STRING_SCHEMA)
-        .field("connector", Schema.STRING_SCHEMA)
-        .field("name", Schema.STRING_SCHEMA)
-        .field("ts_ms", Schema.INT64_SCHEMA)
-        .field("snapshot", snapshot)
-        .field("db", Schema.STRING_SCHEMA)
-        .field("sequence", optional_string)
-        .field("ts_us", optional_int64)
-        .field("ts_ns", optional_int64)
-        .field("table", optional_string)
-        .field("server_id", Schema.INT64_SCHEMA)
-        .field("gtid", optional_string)
-        .field("file", Schema.STRING_SCHEMA)
-        .field("pos", Schema.INT64_SCHEMA)
-        .field("row", Schema.INT32_SCHEMA)
-        .field("thread", optional_int64)
-        .field("query", optional_string)
-        .build()
-    )  # fmt: skip
+    builder = SchemaBuilder.struct().name(f"io.debezium.connector.{connector}.Source").version(1)
+    for name, schema in (
+        ("version", Schema.STRING_SCHEMA), ("connector", Schema.STRING_SCHEMA),
+        ("name", Schema.STRING_SCHEMA), ("ts_ms", Schema.INT64_SCHEMA), ("snapshot", snapshot),
+        ("db", Schema.STRING_SCHEMA), ("sequence", optional_string), ("ts_us", optional_int64),
+        ("ts_ns", optional_int64), *fields,
+    ):  # fmt: skip
+        builder.field(name, schema)
+    return builder.build()
 
 
 def _transaction_schema() -> Schema:
@@ -102,114 +89,40 @@ def envelope_schema(topic: str, row: Schema, source: Schema) -> Schema:
     )  # fmt: skip
 
 
-def table_change_schema() -> Schema:
-    """``io.debezium.connector.schema.Change``: one ``tableChanges`` element as a struct."""
-    optional_string = SchemaBuilder.string().optional().build()
-    optional_int32 = SchemaBuilder.int32().optional().build()
-    optional_bool = SchemaBuilder.boolean().optional().build()
-    strings = SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build()
-    column = (
-        SchemaBuilder.struct().name("io.debezium.connector.schema.Column")
-        .field("name", Schema.STRING_SCHEMA)
-        .field("jdbcType", Schema.INT32_SCHEMA)
-        .field("nativeType", optional_int32)
-        .field("typeName", Schema.STRING_SCHEMA)
-        .field("typeExpression", optional_string)
-        .field("charsetName", optional_string)
-        .field("length", optional_int32)
-        .field("scale", optional_int32)
-        .field("position", Schema.INT32_SCHEMA)
-        .field("optional", optional_bool)
-        .field("autoIncremented", optional_bool)
-        .field("generated", optional_bool)
-        .field("comment", optional_string)
-        .field("defaultValueExpression", optional_string)
-        .field("enumValues", strings)
-        .build()
-    )  # fmt: skip
-    table = (
-        SchemaBuilder.struct().name("io.debezium.connector.schema.Table")
-        .field("defaultCharsetName", optional_string)
-        .field("primaryKeyColumnNames", strings)
-        .field("columns", SchemaBuilder.array(column).build())
-        .field("comment", optional_string)
-        .build()
-    )  # fmt: skip
-    return (
-        SchemaBuilder.struct().name("io.debezium.connector.schema.Change")
-        .field("type", Schema.STRING_SCHEMA)
-        .field("id", Schema.STRING_SCHEMA)
-        .field("table", table)
-        .build()
-    )  # fmt: skip
+def table_schemas(
+    topic: str,
+    row: Iterable[tuple[str, Schema]],
+    key: Iterable[tuple[str, Schema]],
+    source: Schema,
+) -> tuple[Schema | None, Schema, Schema]:
+    """A table's key schema (None without *key* columns), row schema and envelope, from its
+    columns' (name, schema) and its key columns' (name, required schema)."""
+    row_builder = SchemaBuilder.struct().name(f"{topic}.Value").optional()
+    for name, schema in row:
+        row_builder.field(name, schema)
+    key_fields = list(key)
+    key_schema = None
+    if key_fields:
+        key_builder = SchemaBuilder.struct().name(f"{topic}.Key")
+        for name, schema in key_fields:
+            key_builder.field(name, schema)
+        key_schema = key_builder.build()
+    row_schema = row_builder.build()
+    return key_schema, row_schema, envelope_schema(topic, row_schema, source)
 
 
-def schema_change_key_schema(connector: str) -> Schema:
-    """``io.debezium.connector.<connector>.SchemaChangeKey`` {``databaseName``}."""
-    return (
-        SchemaBuilder.struct().name(f"io.debezium.connector.{connector}.SchemaChangeKey")
-        .version(1).field("databaseName", Schema.STRING_SCHEMA).build()
-    )  # fmt: skip
-
-
-def schema_change_value_schema(connector: str, source: Schema) -> Schema:
-    """``io.debezium.connector.<connector>.SchemaChangeValue``."""
-    optional_string = SchemaBuilder.string().optional().build()
-    return (
-        SchemaBuilder.struct().name(f"io.debezium.connector.{connector}.SchemaChangeValue")
-        .version(1)
-        .field("source", source)
-        .field("ts_ms", Schema.INT64_SCHEMA)
-        .field("databaseName", optional_string)
-        .field("schemaName", optional_string)
-        .field("ddl", optional_string)
-        .field("tableChanges", SchemaBuilder.array(table_change_schema()).build())
-        .build()
-    )  # fmt: skip
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableSchema:
     """A captured table's topic, key and value schemas and its columns' converters."""
 
-    table: Table
     topic: str
     key_schema: Schema | None
     row_schema: Schema
     envelope: Schema
-    converters: tuple[tuple[str, Convert], ...]
-
-    @classmethod
-    def of(cls, table: Table, settings: Settings, filters: Filters, source: Schema) -> TableSchema:
-        """The schemas of *table*'s events (columns the column filters drop left out)."""
-        db, name = table.id
-        kept = table.only(c.name for c in table.columns if filters.column(db, name, c.name))
-        topic = data_topic(settings.topic_prefix, db, name)
-        modes = (settings.decimal_mode, settings.time_precision_mode, settings.bigint_unsigned_mode)
-        schemas = {c.name: column_schema(c, *modes) for c in kept.columns}
-        row = SchemaBuilder.struct().name(f"{topic}.Value").optional()
-        for column in kept.columns:
-            row.field(column.name, schemas[column.name])
-        key_schema = None
-        if kept.primary_key:
-            key = SchemaBuilder.struct().name(f"{topic}.Key")
-            for name_ in kept.primary_key:
-                column = kept.column(name_)
-                key.field(name_, column_schema(_required(column), *modes))
-            key_schema = key.build()
-        row_schema = row.build()
-        converters = tuple((c.name, converter(c, schemas[c.name])) for c in kept.columns)
-        return cls(
-            kept,
-            topic,
-            key_schema,
-            row_schema,
-            envelope_schema(topic, row_schema, source),
-            converters,
-        )
+    converters: tuple[tuple[str, Callable[[Any], Any]], ...]
 
     def row(self, values: Mapping[str, Any]) -> Struct:
-        """The row struct of *values* (column name -> driver value)."""
+        """The row struct of *values* (column name -> value as read, None for null)."""
         struct = Struct(self.row_schema)
         for name, convert in self.converters:
             value = values.get(name)
@@ -224,9 +137,3 @@ class TableSchema:
         for field in self.key_schema.fields:
             key.put(field.name, row.get(field.name))
         return key
-
-
-def _required(column: Any) -> Any:
-    from dataclasses import replace
-
-    return replace(column, optional=False)

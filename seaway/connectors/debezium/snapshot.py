@@ -1,158 +1,48 @@
-"""The initial snapshot (``BinlogSnapshotChangeEventSource``, minimal locking): the captured
-tables' rows as ``op=r`` events, consistent with the binlog position streaming starts from.
-
-Under ``FLUSH TABLES WITH READ LOCK`` a REPEATABLE READ transaction starts ``WITH CONSISTENT
-SNAPSHOT``, the binlog position and GTIDs are read and the tables' models too; the lock is
-released, the models go to the schema history (and the schema change topic), then each table
-is read in that transaction. Every record carries the snapshot's position with
-``snapshot`` set, except the very last one: a restart before it redoes the snapshot, a restart
-after it streams from the position.
-"""
+"""What every connector's initial snapshot shares: ``source.snapshot`` marks the first,
+first-in-table, last-in-table and last rows (``SnapshotRecord``), and the last record takes
+the offset that says the snapshot is done, so a restart before it redoes the snapshot."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import pymysql.cursors
-
 from seaway.connect.api import SourceRecord
-from seaway.connectors.debezium.database import (
-    binlog_position,
-    captured_tables,
-    connect,
-    read_table,
-)
-from seaway.connectors.debezium.events import EventMaker, SourceInfo
-from seaway.connectors.debezium.filters import Filters
-from seaway.connectors.debezium.history import HistoryRecord, SchemaHistory, TableChange
-from seaway.connectors.debezium.position import Position
-from seaway.connectors.debezium.schemas import TableSchema
-from seaway.connectors.debezium.tables import Table, TableId
 
-__all__ = ["Snapshot"]
+__all__ = ["marked", "with_offset"]
 
 
-class Snapshot:
-    """One snapshot: :meth:`lock_and_read_schema` first, then :meth:`records`."""
-
-    def __init__(self, maker: EventMaker, filters: Filters, mariadb: bool, history: SchemaHistory):
-        self.maker = maker
-        self.settings = maker.settings
-        self.filters = filters
-        self.mariadb = mariadb
-        self.history = history
-        self.connection: Any = None
-        self.position: Position | None = None
-        self.tables: dict[TableId, Table] = {}
-
-    def lock_and_read_schema(self) -> Position:
-        """Steps 1-5: the consistent snapshot's position and the tables' models, written to
-        the schema history. Returns the position streaming starts from."""
-        self.connection = connect(self.settings, autocommit=True)
-        with self.connection.cursor() as cursor:
-            cursor.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            cursor.execute("FLUSH TABLES WITH READ LOCK")
-            try:
-                cursor.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
-                file, pos, gtids = binlog_position(self.connection, self.mariadb)
-                for table_id in captured_tables(self.connection, self.filters):
-                    table = read_table(self.connection, table_id)
-                    if table is not None:
-                        self.tables[table_id] = table
-            finally:
-                cursor.execute("UNLOCK TABLES")
-        self.position = Position(file, pos, gtids, ts_sec=int(time.time()), snapshot=True)
-        self._write_schema()
-        return self.position
-
-    def _write_schema(self) -> list[SourceRecord]:
-        assert self.position is not None
-        self.history.ensure_topic()
-        offset = self.position.offset()
-        self.schema_records: list[SourceRecord] = []
-        for table in self.tables.values():
-            ddl = table.create_ddl or ""
-            change = (TableChange("CREATE", table),)
-            now = int(time.time() * 1000)
-            self.history.write(HistoryRecord(self.maker.partition, offset, now, table.id[0], ddl,
-                                             change))  # fmt: skip
-            if self.settings.include_schema_changes:
-                info = SourceInfo(db=table.id[0], table=table.id[1], ts_ms=now,
-                                  file=self.position.file, pos=self.position.pos,
-                                  gtid=None, snapshot="true")  # fmt: skip
-                self.schema_records.append(
-                    self.maker.schema_change(table.id[0], ddl, change, info, offset)
-                )
-        return self.schema_records
-
-    def records(self, with_data: bool = True) -> Iterator[SourceRecord]:
-        """Steps 6-7: the schema change events, then every row (unless not *with_data*), the
-        last without ``snapshot`` in its offset; the transaction is committed at the end."""
-        assert self.position is not None
-        yield from self.schema_records
-        tables = list(self.tables.values()) if with_data else []
-        pending: SourceRecord | None = None  # held back until the next record is known
-        try:
-            for table in tables:
-                first_of_table = True
-                for record in self._rows(table):
-                    if pending is not None:
-                        yield (
-                            _marked(pending, "last_in_data_collection")
-                            if first_of_table
-                            else pending
-                        )
-                    if first_of_table:
-                        _marked(record, "first_in_data_collection" if pending else "first")
-                        first_of_table = False
-                    pending = record
-            if pending is not None:
-                yield self._last(pending)
-            self.connection.commit()
-        finally:
-            self.close()
-
-    def _rows(self, table: Table) -> Iterator[SourceRecord]:
-        assert self.position is not None
-        schema = TableSchema.of(table, self.settings, self.filters, self.maker.source_schema)
-        offset = self.position.offset()
-        db, name = table.id
-        with self.connection.cursor(pymysql.cursors.SSDictCursor) as cursor:
-            cursor.execute(f"SELECT * FROM `{db.replace('`', '``')}`.`{name.replace('`', '``')}`")
-            for values in cursor:
-                info = SourceInfo(db=db, table=name, ts_ms=int(time.time() * 1000),
-                                  file=self.position.file, pos=self.position.pos,
-                                  snapshot="true")  # fmt: skip
-                yield from self.maker.change(schema, "r", None, schema.row(values), info, offset)
-
-    def _last(self, record: SourceRecord) -> SourceRecord:
-        """The last snapshot record: ``snapshot`` "last" and an offset without it."""
-        assert self.position is not None
-        offset = replace(self.position, snapshot=False).offset()
-        record = _marked(record, "last")
-        return SourceRecord(
-            source_partition=record.source_partition, source_offset=offset, topic=record.topic,
-            key_schema=record.key_schema, key=record.key, value_schema=record.value_schema,
-            value=record.value,
-        )  # fmt: skip
-
-    def close(self) -> None:
-        """Close the snapshot's connection (rolls back an unfinished snapshot)."""
-        if self.connection is not None:
-            try:
-                self.connection.close()
-            except Exception:  # already closed by the server
-                pass
-            self.connection = None
-
-
-def _marked(record: SourceRecord, mark: str) -> SourceRecord:
-    """*record* with ``source.snapshot`` = *mark* (``SnapshotRecord``: first,
-    first_in_data_collection, true, last_in_data_collection, last)."""
-    value = record.value
-    if value is not None:
-        value.get("source").put("snapshot", mark)
+def _mark(record: SourceRecord, mark: str) -> SourceRecord:
+    """*record* with ``source.snapshot`` = *mark*."""
+    if record.value is not None:
+        record.value.get("source").put("snapshot", mark)
     return record
+
+
+def marked(
+    tables: Iterable[Iterable[SourceRecord]], last: Callable[[SourceRecord], SourceRecord]
+) -> Iterator[SourceRecord]:
+    """The records of each table in turn, marked (``first``, ``first_in_data_collection``,
+    ``last_in_data_collection``, ``true`` as read), the very last through *last* after it is
+    marked ``last``. A record is held back until the next one is known."""
+    pending: SourceRecord | None = None
+    for rows in tables:
+        first_of_table = True
+        for record in rows:
+            if pending is not None:
+                yield _mark(pending, "last_in_data_collection") if first_of_table else pending
+            if first_of_table:
+                _mark(record, "first_in_data_collection" if pending else "first")
+                first_of_table = False
+            pending = record
+    if pending is not None:
+        yield last(_mark(pending, "last"))
+
+
+def with_offset(record: SourceRecord, offset: dict[str, Any]) -> SourceRecord:
+    """*record* with the source offset *offset*."""
+    return SourceRecord(
+        source_partition=record.source_partition, source_offset=offset, topic=record.topic,
+        key_schema=record.key_schema, key=record.key, value_schema=record.value_schema,
+        value=record.value,
+    )  # fmt: skip

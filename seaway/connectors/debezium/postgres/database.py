@@ -13,8 +13,6 @@ Streaming uses SQL functions on an ordinary connection (see
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -22,6 +20,7 @@ import psycopg
 from psycopg import sql
 
 from seaway.connect.api import ConnectError
+from seaway.connectors.debezium import filters as common
 from seaway.connectors.debezium.postgres.config import Settings
 from seaway.connectors.debezium.postgres.pgoutput import parse_lsn
 from seaway.connectors.debezium.postgres.types import SESSION_SETTINGS, Column
@@ -86,49 +85,18 @@ def check_prerequisites(connection: Any, user: str) -> None:
         log.warning("Postgres roles LOGIN and REPLICATION are not assigned to user: %s", user)
 
 
-def _patterns(patterns: Iterable[str]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
-
-
-def _kept(
-    name: str, include: tuple[re.Pattern[str], ...], exclude: tuple[re.Pattern[str], ...]
-) -> bool:
-    if include:
-        return any(p.fullmatch(name) for p in include)
-    return not any(p.fullmatch(name) for p in exclude)
-
-
 @dataclass(frozen=True)
-class Filters:
-    """Debezium's include/exclude lists for PostgreSQL: regular expressions matched whole,
-    ignoring case, on ``schema``, ``schema.table`` and ``schema.table.column``."""
-
-    schema_include: tuple[re.Pattern[str], ...] = ()
-    schema_exclude: tuple[re.Pattern[str], ...] = ()
-    table_include: tuple[re.Pattern[str], ...] = ()
-    table_exclude: tuple[re.Pattern[str], ...] = ()
-    column_include: tuple[re.Pattern[str], ...] = ()
-    column_exclude: tuple[re.Pattern[str], ...] = ()
+class Filters(common.Filters):
+    """The lists on ``schema``, ``schema.table`` and ``schema.table.column``; the system
+    schemas are never captured."""
 
     @classmethod
     def of(cls, settings: Settings) -> Filters:
-        return cls(
-            _patterns(settings.schema_include), _patterns(settings.schema_exclude),
-            _patterns(settings.table_include), _patterns(settings.table_exclude),
-            _patterns(settings.column_include), _patterns(settings.column_exclude),
-        )  # fmt: skip
+        """The filters *settings* configure."""
+        return cls.compile(settings.schema_include, settings.schema_exclude, settings)
 
-    def table(self, schema: str, table: str) -> bool:
-        """Whether ``schema.table`` is captured."""
-        return (
-            schema not in SYSTEM_SCHEMAS
-            and _kept(schema, self.schema_include, self.schema_exclude)
-            and _kept(f"{schema}.{table}", self.table_include, self.table_exclude)
-        )
-
-    def column(self, schema: str, table: str, column: str) -> bool:
-        """Whether the column is part of the table's events."""
-        return _kept(f"{schema}.{table}.{column}", self.column_include, self.column_exclude)
+    def builtin(self, first: str) -> bool:
+        return first in SYSTEM_SCHEMAS
 
 
 def captured_tables(connection: Any, filters: Filters) -> list[tuple[str, str]]:

@@ -20,17 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from seaway.connectors.debezium.offsets import SNAPSHOT_INITIAL
 from seaway.java.hash_map import hash_map_order, string_hash
 
-__all__ = ["SNAPSHOT_INITIAL", "WalPosition", "partition"]
+__all__ = ["WalPosition"]
 
-SNAPSHOT_INITIAL: Final = "INITIAL"
 CHANGE_TYPES: Final = frozenset({"INSERT", "UPDATE", "DELETE", "TRUNCATE", "MESSAGE"})
-
-
-def partition(topic_prefix: str) -> dict[str, str]:
-    """The one source partition of a connector."""
-    return {"server": topic_prefix}
 
 
 def _int(value: Any) -> int | None:

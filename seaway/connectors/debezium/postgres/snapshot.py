@@ -34,6 +34,7 @@ from seaway.connectors.debezium.postgres.database import (
 from seaway.connectors.debezium.postgres.events import EventMaker, PgSourceInfo, TableSchema
 from seaway.connectors.debezium.postgres.offsets import WalPosition
 from seaway.connectors.debezium.postgres.types import Column
+from seaway.connectors.debezium.snapshot import marked, with_offset
 
 __all__ = ["Snapshot"]
 
@@ -72,22 +73,9 @@ class Snapshot:
 
     def records(self, with_data: bool = True) -> Iterator[SourceRecord]:
         """Every captured row as an ``r`` record; the transaction ends with the last."""
-        pending: SourceRecord | None = None
         try:
             tables = captured_tables(self.connection, self.filters) if with_data else []
-            for schema_name, table_name in tables:
-                first_of_table = True
-                for record in self._rows(schema_name, table_name):
-                    if pending is not None:
-                        if first_of_table:
-                            _mark(pending, "last_in_data_collection")
-                        yield pending
-                    if first_of_table:
-                        _mark(record, "first_in_data_collection" if pending else "first")
-                        first_of_table = False
-                    pending = record
-            if pending is not None:
-                yield self._last(pending)
+            yield from marked((self._rows(*table) for table in tables), self._last)
             self.connection.commit()
         finally:
             self.close()
@@ -125,13 +113,7 @@ class Snapshot:
                 yield from self.maker.change(schema, "r", None, row, source, offset)
 
     def _last(self, record: SourceRecord) -> SourceRecord:
-        _mark(record, "last")
-        return SourceRecord(
-            source_partition=record.source_partition,
-            source_offset=self._position(last=True).offset(), topic=record.topic,
-            key_schema=record.key_schema, key=record.key, value_schema=record.value_schema,
-            value=record.value,
-        )  # fmt: skip
+        return with_offset(record, self._position(last=True).offset())
 
     def close(self) -> None:
         if self.connection is not None:
@@ -140,11 +122,6 @@ class Snapshot:
             except Exception:
                 pass
             self.connection = None
-
-
-def _mark(record: SourceRecord, mark: str) -> None:
-    if record.value is not None:
-        record.value.get("source").put("snapshot", mark)
 
 
 def table_schema_for(settings: Settings, maker: EventMaker, info: Any) -> TableSchema:

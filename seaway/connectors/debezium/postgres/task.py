@@ -1,10 +1,8 @@
 """The PostgreSQL source task (``PostgresConnectorTask``): snapshot when the offsets and
 ``snapshot.mode`` say so, then the slot.
 
-A plain ``poll()`` task: Seaway's runtime polls it on the Spark driver and ships the records
-with the batch; with ``exactly.once.source.support=enabled`` each batch's records and its
-last offset commit in one Kafka transaction. ``commit()`` moves the slot
-(:meth:`WalStream.commit`). At start:
+The poll loop is :class:`~seaway.connectors.debezium.task.SnapshotThenStreamTask`'s;
+``commit()`` moves the slot (:meth:`WalStream.commit`). At start:
 
 * the prerequisites (``wal_level``), the publication (``publication.autocreate.mode``) and the
   slot, created with an exported snapshot when missing;
@@ -20,40 +18,36 @@ last offset commit in one Kafka transaction. ``commit()`` moves the slot
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Iterator
-from itertools import islice
-from typing import Any, Final
+from typing import Any
 
-from seaway.connect.api import ConnectError, SourceRecord, SourceTask
+from seaway.connect.api import ConnectError
+from seaway.connectors.debezium.offsets import partition
 from seaway.connectors.debezium.postgres import config as c
 from seaway.connectors.debezium.postgres import database as db
 from seaway.connectors.debezium.postgres.events import EventMaker
-from seaway.connectors.debezium.postgres.offsets import WalPosition, partition
+from seaway.connectors.debezium.postgres.offsets import WalPosition
 from seaway.connectors.debezium.postgres.snapshot import Snapshot
 from seaway.connectors.debezium.postgres.stream import WalStream
+from seaway.connectors.debezium.task import (
+    NEVER_AFTER_SNAPSHOT,
+    SnapshotThenStreamTask,
+    close_quietly,
+)
 
 __all__ = ["PostgresSourceTask"]
 
 log = logging.getLogger(__name__)
 
-NEVER_AFTER_SNAPSHOT: Final = (
-    "The connector previously stopped while taking a snapshot, but now the connector is "
-    "configured to never allow snapshots. Reconfigure the connector to use snapshots "
-    "initially or when needed."
-)
 
-
-class PostgresSourceTask(SourceTask):
+class PostgresSourceTask(SnapshotThenStreamTask[Snapshot, WalStream]):
     """Captures a PostgreSQL database's changes through pgoutput."""
+
+    settings: c.Settings
 
     def __init__(self) -> None:
         super().__init__()
         self.connection: Any = None
-        self.snapshot: Snapshot | None = None
-        self.pending: Iterator[SourceRecord] | None = None
         self.after_snapshot: WalPosition | None = None
-        self.stream: WalStream | None = None
         self.slot: db.CreatedSlot | None = None
 
     def start(self, props: dict[str, str]) -> None:
@@ -101,35 +95,16 @@ class PostgresSourceTask(SourceTask):
     def _stream(self, start: WalPosition) -> None:
         self.stream = WalStream(self.settings, self.maker, self.filters, self.connection, start)
 
-    def poll(self) -> list[SourceRecord] | None:
-        limit = self.settings.max_batch_size
-        if self.pending is not None:
-            records = list(islice(self.pending, limit))
-            if len(records) == limit:
-                return records
-            self.pending = None
-            self.snapshot = None
-            if self.settings.snapshot_mode != "initial_only":
-                assert self.after_snapshot is not None
-                self._stream(self.after_snapshot)
-            if records:
-                return records
-        if self.stream is None:
-            time.sleep(self.settings.poll_interval_ms / 1000)
-            return []
-        return self.stream.poll(limit, self.settings.poll_interval_ms / 1000)
+    def start_stream(self, snapshot: Snapshot) -> None:
+        assert self.after_snapshot is not None
+        self._stream(self.after_snapshot)
 
     def commit(self) -> None:
         if self.stream is not None:
             self.stream.commit()
 
     def stop(self) -> None:
-        for closing in (self.snapshot, self.slot):
-            if closing is not None:
-                try:
-                    closing.close()
-                except Exception:
-                    log.debug("Closing failed", exc_info=True)
+        close_quietly(self.snapshot, self.slot)
         if self.connection is not None:
             try:
                 if self.settings.slot_drop_on_stop:

@@ -54,7 +54,8 @@ def test_registries_cover_kafkas_built_ins() -> None:
         assert load_class(short, "predicate") is load_class(full, "predicate")
         assert plugin_class_name(load_class(full, "predicate")) == full
         assert issubclass(load_class(full, "predicate"), Predicate)
-    assert len(plugin_names("transformation")) == len(KAFKA_TRANSFORMS)
+    debezium = ["io.debezium.transforms.ExtractNewRecordState"]  # bundled beside Kafka's
+    assert len(plugin_names("transformation")) == len(KAFKA_TRANSFORMS) + len(debezium)
     assert len(plugin_names("predicate")) == len(predicates)
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from seaway.config import ConfigException
-from seaway.connectors.debezium.config import settings, split_patterns, validate
-from seaway.connectors.debezium.filters import Filters
+from seaway.connectors.debezium.binlog.config import settings, validate
+from seaway.connectors.debezium.binlog.database import Filters
+from seaway.connectors.debezium.config import split_patterns
 
 PROPS = {
     "database.hostname": "db", "database.user": "u", "database.server.id": "5",

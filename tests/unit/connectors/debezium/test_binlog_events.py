@@ -9,11 +9,11 @@ import json
 from typing import Any
 
 from seaway.connect.converters.json_converter import JsonConverter
-from seaway.connectors.debezium.config import settings
-from seaway.connectors.debezium.events import EventMaker, SourceInfo
-from seaway.connectors.debezium.filters import Filters
-from seaway.connectors.debezium.schemas import TableSchema
-from seaway.connectors.debezium.tables import Column, Table
+from seaway.connectors.debezium.binlog.config import settings
+from seaway.connectors.debezium.binlog.database import Filters
+from seaway.connectors.debezium.binlog.events import EventMaker, SourceInfo
+from seaway.connectors.debezium.binlog.schemas import TableSchema
+from seaway.connectors.debezium.binlog.tables import Column, Table
 
 PROPS = {
     "database.hostname": "db", "database.user": "u", "database.server.id": "223344",

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from seaway.connectors.debezium.column_types import column_schema, converter
-from seaway.connectors.debezium.ddl import tables_of
-from seaway.connectors.debezium.position import Position, gtid_covers, merge_gtid
+from seaway.connectors.debezium.binlog.column_types import column_schema, converter
+from seaway.connectors.debezium.binlog.ddl import tables_of
+from seaway.connectors.debezium.binlog.position import Position, gtid_covers, merge_gtid
+from seaway.connectors.debezium.binlog.tables import Column
 from seaway.connectors.debezium.schemas import data_topic
-from seaway.connectors.debezium.tables import Column
 
 
 def _map(column: Column, value: object, **modes: str) -> tuple[str, str | None, object]:

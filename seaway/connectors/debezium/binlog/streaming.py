@@ -38,14 +38,13 @@ from pymysqlreplication.row_event import (
 )
 
 from seaway.connect.api import SourceRecord
-from seaway.connectors.debezium.database import connection_settings, read_table
-from seaway.connectors.debezium.ddl import tables_of
-from seaway.connectors.debezium.events import EventMaker, SourceInfo
-from seaway.connectors.debezium.filters import Filters
-from seaway.connectors.debezium.history import HistoryRecord, SchemaHistory, TableChange
-from seaway.connectors.debezium.position import Position, merge_gtid
-from seaway.connectors.debezium.schemas import TableSchema
-from seaway.connectors.debezium.tables import Table, TableId, table_from_binlog
+from seaway.connectors.debezium.binlog.database import Filters, connection_settings, read_table
+from seaway.connectors.debezium.binlog.ddl import tables_of
+from seaway.connectors.debezium.binlog.events import EventMaker, SourceInfo
+from seaway.connectors.debezium.binlog.history import HistoryRecord, SchemaHistory, TableChange
+from seaway.connectors.debezium.binlog.position import Position, merge_gtid
+from seaway.connectors.debezium.binlog.schemas import TableSchema
+from seaway.connectors.debezium.binlog.tables import Table, TableId, table_from_binlog
 
 __all__ = ["BinlogStream"]
 

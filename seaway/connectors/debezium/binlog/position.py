@@ -17,18 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any
 
+from seaway.connectors.debezium.offsets import SNAPSHOT_INITIAL
 from seaway.java.hash_map import hash_map_order, string_hash
 
-__all__ = ["SNAPSHOT_INITIAL", "Position", "gtid_covers", "merge_gtid", "partition"]
-
-SNAPSHOT_INITIAL: Final = "INITIAL"
-
-
-def partition(topic_prefix: str) -> dict[str, str]:
-    """The one source partition of a connector."""
-    return {"server": topic_prefix}
+__all__ = ["Position", "gtid_covers", "merge_gtid"]
 
 
 def _mariadb_gtids(text: str | None) -> dict[int, tuple[int, int]]:

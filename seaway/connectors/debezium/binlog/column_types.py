@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from seaway.connect.api.data import Date, Schema, SchemaBuilder, SchemaType, Time, Timestamp
 from seaway.connect.api.data import Decimal as ConnectDecimal
-from seaway.connectors.debezium.tables import Column
+from seaway.connectors.debezium.binlog.tables import Column
 
 __all__ = ["Convert", "column_schema", "converter"]
 

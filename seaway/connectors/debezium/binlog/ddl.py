@@ -2,9 +2,9 @@
 
 Debezium parses DDL with a full MySQL grammar to update its table model. Seaway only needs
 to know which tables a statement touches and how (``CREATE``, ``ALTER``, ``DROP``): it then
-reads the table's new columns from the server (:mod:`seaway.connectors.debezium.database`), and
-the rows themselves carry their column names (``binlog_row_metadata=FULL``), so a model read
-after a later DDL is noticed and not used for older rows (``streaming``).
+reads the table's new columns from the server (:mod:`.database`), and the rows themselves
+carry their column names (``binlog_row_metadata=FULL``), so a model read after a later DDL is
+noticed and not used for older rows (``streaming``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from seaway.connectors.debezium.tables import TableId
+from seaway.connectors.debezium.binlog.tables import TableId
 
 __all__ = ["TableDdl", "tables_of"]
 

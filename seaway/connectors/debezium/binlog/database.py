@@ -4,17 +4,20 @@ captured tables' models read from ``information_schema``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
 import pymysql
 import pymysql.cursors
 
 from seaway.connect.api import ConnectError
-from seaway.connectors.debezium.config import Settings
-from seaway.connectors.debezium.filters import Filters
-from seaway.connectors.debezium.tables import Column, Table, TableId, column_from_schema
+from seaway.connectors.debezium import filters as common
+from seaway.connectors.debezium.binlog.config import Settings
+from seaway.connectors.debezium.binlog.tables import Column, Table, TableId, column_from_schema
 
 __all__ = [
+    "BUILTIN_DATABASES",
+    "Filters",
     "binlog_position",
     "captured_tables",
     "check_prerequisites",
@@ -24,6 +27,7 @@ __all__ = [
     "read_table",
 ]
 
+BUILTIN_DATABASES: Final = frozenset({"mysql", "performance_schema", "sys", "information_schema"})
 NOT_ROW: Final = (
     "The database server is not configured to use a ROW binlog_format, which is required for "
     "this connector to work properly. Change the database configuration to use a "
@@ -38,6 +42,20 @@ NO_BINLOG: Final = (
     "The database server does not write a binary log (log_bin=OFF), which is required for this "
     "connector to work properly. Start it with log-bin and a server-id and restart the connector."
 )
+
+
+@dataclass(frozen=True)
+class Filters(common.Filters):
+    """The lists on ``db``, ``db.table`` and ``db.table.column``; the server's own databases
+    are never captured."""
+
+    @classmethod
+    def of(cls, settings: Settings) -> Filters:
+        """The filters *settings* configure."""
+        return cls.compile(settings.database_include, settings.database_exclude, settings)
+
+    def builtin(self, first: str) -> bool:
+        return first.lower() in BUILTIN_DATABASES
 
 
 def connection_settings(settings: Settings) -> dict[str, Any]:

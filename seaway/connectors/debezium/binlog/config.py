@@ -1,0 +1,160 @@
+"""Configuration of the binlog connectors with the names, defaults and checks of Debezium 3.x
+(``BinlogConnectorConfig``, ``MariaDbConnectorConfig``, ``MySqlConnectorConfig``), parsed into
+:class:`Settings`. The keys every Debezium connector has come from
+:mod:`seaway.connectors.debezium.config`.
+
+A key's own check is its validator; a rule over two keys (an include list beside an exclude
+list) is checked after them and reported on the key Debezium names (:func:`validate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from seaway.config import ConfigDef, ConfigException, Importance, Type
+from seaway.config.validators import CaseInsensitiveValidString, Range, Validator
+from seaway.connectors.debezium import config as common
+
+__all__ = ["CONFIG", "CONFIG_DEF", "Settings", "settings", "validate"]
+
+SERVER_ID: Final = "database.server.id"
+DATABASE_INCLUDE: Final = "database.include.list"
+DATABASE_EXCLUDE: Final = "database.exclude.list"
+HISTORY_SERVERS: Final = "schema.history.internal.kafka.bootstrap.servers"
+HISTORY_TOPIC: Final = "schema.history.internal.kafka.topic"
+INCLUDE_SCHEMA_CHANGES: Final = "include.schema.changes"
+BIGINT_UNSIGNED_MODE: Final = "bigint.unsigned.handling.mode"
+HEARTBEAT_INTERVAL: Final = "heartbeat.interval.ms"
+
+SNAPSHOT_MODES: Final = ("initial", "no_data", "when_needed", "never", "initial_only")
+TIME_PRECISION_MODES: Final = ("adaptive_time_microseconds", "connect")
+BIGINT_UNSIGNED_MODES: Final = ("long", "precise")
+
+_REMOVED_SNAPSHOT_MODES: Final = {"schema_only": "no_data", "schema_only_recovery": "recovery"}
+_FIRST_LEVEL: Final = (DATABASE_INCLUDE, DATABASE_EXCLUDE)
+
+
+class _TimePrecisionMode(Validator):
+    """``adaptive_time_microseconds`` or ``connect``; ``adaptive`` is refused as Debezium does."""
+
+    def ensure_valid(self, name: str, value: Any) -> None:
+        mode = str(value).lower()
+        if mode == "adaptive":
+            raise ConfigException(
+                name, value, "The 'adaptive' time.precision.mode is no longer supported"
+            )
+        if mode not in TIME_PRECISION_MODES:
+            raise ConfigException(
+                name, value, f"Value must be one of {', '.join(TIME_PRECISION_MODES)}"
+            )
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(TIME_PRECISION_MODES) + "]"
+
+
+def _config_def() -> ConfigDef:
+    d = ConfigDef()
+    common.define_string(d, common.HOSTNAME)
+    common.define_port(d, 3306)
+    common.define_string(d, common.USER)
+    common.define_password(d)
+    d.define(
+        SERVER_ID,
+        Type.LONG,
+        validator=Range.at_least(1),
+        importance=Importance.HIGH,
+        doc="The numeric id of this client among the server's replicas: unique in the cluster.",
+        group="Connection",
+    )
+    common.define_topic_prefix(d)
+    common.define_filters(d, _FIRST_LEVEL, "databases", "db")
+    common.define_snapshot_mode(
+        d,
+        common.SnapshotMode(SNAPSHOT_MODES, _REMOVED_SNAPSHOT_MODES),
+        "initial: snapshot when there is no offset, then stream; initial_only: only the "
+        "snapshot; no_data: only the schema, then stream; when_needed: also when the "
+        "offset's position is no longer on the server; never: only stream.",
+    )
+    common.define_string(
+        d, HISTORY_SERVERS, "The Kafka cluster of the schema history topic.", "History Storage"
+    )
+    common.define_string(
+        d,
+        HISTORY_TOPIC,
+        "The topic of the schema history (DDL with its binlog position).",
+        "History Storage",
+    )
+    d.define(
+        INCLUDE_SCHEMA_CHANGES,
+        Type.BOOLEAN,
+        True,
+        importance=Importance.MEDIUM,
+        doc="Whether DDL goes to the schema change topic named topic.prefix.",
+        group="Events",
+    )
+    common.define_row_modes(
+        d,
+        "DECIMAL",
+        "adaptive_time_microseconds",
+        _TimePrecisionMode(),
+        "Temporal columns as Debezium's types at the column's precision "
+        "(adaptive_time_microseconds) or Connect's Date/Time/Timestamp (connect).",
+    )
+    d.define(
+        BIGINT_UNSIGNED_MODE,
+        Type.STRING,
+        "long",
+        CaseInsensitiveValidString(BIGINT_UNSIGNED_MODES),
+        Importance.MEDIUM,
+        "BIGINT UNSIGNED as INT64 (long; values over 2^63-1 wrap) or Decimal(20,0) (precise).",
+        group="Events",
+    )
+    d.define(
+        HEARTBEAT_INTERVAL,
+        Type.INT,
+        0,
+        Range.at_least(0),
+        Importance.MEDIUM,
+        "How often to emit a heartbeat carrying the current position, in ms (0: never).",
+        group="Connector",
+    )
+    common.define_batches(d)
+    return d  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings(common.Settings):
+    """A checked configuration."""
+
+    server_id: int
+    database_include: tuple[str, ...]
+    database_exclude: tuple[str, ...]
+    history_servers: str
+    history_topic: str
+    include_schema_changes: bool
+    bigint_unsigned_mode: str
+    heartbeat_interval_ms: int
+
+
+def _settings(values: Mapping[str, Any]) -> Settings:
+    return Settings(
+        **common.common_settings(values),
+        server_id=values[SERVER_ID],
+        database_include=tuple(common.split_patterns(values[DATABASE_INCLUDE])),
+        database_exclude=tuple(common.split_patterns(values[DATABASE_EXCLUDE])),
+        history_servers=values[HISTORY_SERVERS],
+        history_topic=values[HISTORY_TOPIC],
+        include_schema_changes=values[INCLUDE_SCHEMA_CHANGES],
+        bigint_unsigned_mode=str(values[BIGINT_UNSIGNED_MODE]).lower(),
+        heartbeat_interval_ms=values[HEARTBEAT_INTERVAL],
+    )
+
+
+CONFIG: Final = common.ConnectorConfig(
+    _config_def(), (DATABASE_INCLUDE, DATABASE_EXCLUDE), _settings
+)
+CONFIG_DEF: Final = CONFIG.config_def
+validate: Final = CONFIG.validate
+settings: Final = CONFIG.settings
