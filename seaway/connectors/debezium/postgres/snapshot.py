@@ -122,8 +122,3 @@ class Snapshot:
             except Exception:
                 pass
             self.connection = None
-
-
-def table_schema_for(settings: Settings, maker: EventMaker, info: Any) -> TableSchema:
-    return TableSchema.of(settings, info.schema, info.name, info.columns, info.primary_key,
-                          maker.source_schema)  # fmt: skip
