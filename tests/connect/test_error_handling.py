@@ -7,6 +7,7 @@ count it all."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from confluent_kafka import Consumer, Producer, TopicPartition
@@ -23,6 +24,9 @@ from tests.connect.workers import (
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 BAD = {7, 23, 41}
+# Record timestamps: recent, or the broker's retention (7 days) may delete the records before
+# the connectors read them (timestamps of 1970 did, once, in a full run).
+T0 = int(time.time() * 1000) - 60_000
 
 
 def _fill(bootstrap: str, topic: str) -> None:
@@ -30,7 +34,7 @@ def _fill(bootstrap: str, topic: str) -> None:
     for i in range(50):
         value = b"not json {" if i in BAD else b'{"n": %d}' % i
         producer.produce(
-            topic, key=b"k%d" % i, value=value, headers=[("origin", b"test")], timestamp=1_000 + i
+            topic, key=b"k%d" % i, value=value, headers=[("origin", b"test")], timestamp=T0 + i
         )
     assert producer.flush(30) == 0
 
@@ -129,7 +133,7 @@ def test_poison_records_fail_the_task_or_go_to_the_dead_letter_queue(
     for message in letters:
         offset = int(message.key()[1:])  # type: ignore[attr-defined]
         assert offset in BAD and message.value() == b"not json {"  # type: ignore[attr-defined]
-        assert message.timestamp()[1] == 1_000 + offset  # type: ignore[attr-defined]
+        assert message.timestamp()[1] == T0 + offset  # type: ignore[attr-defined]
         headers = dict(message.headers())  # type: ignore[attr-defined]
         assert headers["origin"] == b"test"
         assert headers["__connect.errors.topic"] == topic_name.encode()
