@@ -46,7 +46,10 @@ def test_connectors_resume_by_themselves_after_the_cluster_froze(tmp_path: Path)
     source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
     source.touch()
     with BrokerProcess(tmp_path / "kafka", config={"group.initial.rebalance.delay.ms": 200}) as k:
-        props = distributed_props(k.bootstrap_servers, topic)
+        # A worker dropped from its group gets its connectors back at once, not after
+        # Kafka's scheduled.rebalance.max.delay.ms (5 min) for a departed member.
+        props = distributed_props(k.bootstrap_servers, topic,
+                                  **{"scheduled.rebalance.max.delay.ms": 0})  # fmt: skip
         with WorkerProcess(props, tmp_path / "worker") as worker:
             rest = worker.rest
             assert rest is not None
