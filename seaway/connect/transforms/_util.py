@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from abc import abstractmethod
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, ClassVar, Generic, TypeVar
 
 from seaway.config import Config, ConfigDef, ConfigException, Importance, Type, Validator
 from seaway.connect.api.data import Field, Schema, SchemaBuilder, SchemaType, Struct
@@ -136,32 +136,53 @@ def copy_schema_basics(source: Schema, builder: SchemaBuilder | None = None) -> 
     return builder
 
 
-class SchemaCache:
-    """Memoises a schema-to-schema function for the 16 most recently used schemas.
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
-    Thread-safe, and picklable (a pickled cache starts empty), so configured transforms can
-    be shipped to Spark executors.
-    """
+
+class LruCache(Generic[K, V]):
+    """Kafka's ``SynchronizedCache(LRUCache(size))``: the *size* most recently used entries,
+    thread-safe; a pickled one starts empty, so configured transforms ship to executors."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: K, value: V) -> V:
+        with self._lock:
+            self._entries[key] = value
+            while len(self._entries) > max(self.size, 0):
+                self._entries.popitem(last=False)
+        return value
+
+    def __getstate__(self) -> dict[str, int]:
+        return {"size": self.size}
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self.__init__(state["size"])  # type: ignore[misc]
+
+
+class SchemaCache:
+    """Memoises a schema-to-schema function for the 16 most recently used schemas
+    (picklable: a pickled cache starts empty)."""
 
     SIZE: ClassVar[int] = 16
 
     def __init__(self, build: Callable[[Schema], Schema]) -> None:
         self._build = build
-        self._entries: OrderedDict[Schema, Schema] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: LruCache[Schema, Schema] = LruCache(self.SIZE)
 
     def __call__(self, schema: Schema) -> Schema:
-        with self._lock:
-            found = self._entries.get(schema)
-            if found is not None:
-                self._entries.move_to_end(schema)
-                return found
-        built = self._build(schema)
-        with self._lock:
-            self._entries[schema] = built
-            while len(self._entries) > self.SIZE:
-                self._entries.popitem(last=False)
-        return built
+        found = self._entries.get(schema)
+        return found if found is not None else self._entries.put(schema, self._build(schema))
 
     def __getstate__(self) -> dict[str, Any]:
         return {"build": self._build}
@@ -266,6 +287,7 @@ def key_value_doc(base: str, family: str) -> str:
 __all__ = [
     "REPLACE_NULL_WITH_DEFAULT_CONFIG",
     "KeyOrValueTransformation",
+    "LruCache",
     "NonEmptyListValidator",
     "OnKey",
     "OnValue",

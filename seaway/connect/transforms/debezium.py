@@ -24,7 +24,11 @@ that want rows (the JDBC sink upserting by key, the HDFS/Hive sink) get ``after`
   ``op``, ``ts_ms``, ``ts_us``, ``ts_ns`` from the envelope, ``id``, ``total_order``,
   ``data_collection_order`` from ``transaction``, ``source.<f>`` or any other name from
   ``source``; ``<name>:<alias>`` names the result ``<prefix><alias>``;
-* ``route.by.field`` routes to the topic named by a field of the row.
+* ``route.by.field`` routes to the topic named by a field of the row;
+* ``drop.fields.header.name``, ``drop.fields.from.key`` and
+  ``drop.fields.keep.schema.compatible`` drop the fields a header lists from the row (and the
+  key): see :mod:`~seaway.connect.transforms.debezium_drop_fields`. As in Debezium, a delete's
+  row loses them before ``add.fields`` are added, a create's or update's after.
 
 ``drop.tombstones`` and ``delete.handling.mode`` (removed in Debezium 3.2) are translated to
 ``delete.tombstone.handling.mode`` where an equivalent exists.
@@ -32,7 +36,7 @@ that want rows (the JDBC sink upserting by key, the HDFS/Hive sink) get ``after`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -46,6 +50,8 @@ from seaway.connect.transforms._util import (
     field_value,
     simple_config,
 )
+from seaway.connect.transforms.debezium_drop_fields import FieldDropper, define_drop_fields
+from seaway.connect.transforms.debezium_names import is_envelope
 
 __all__ = ["ExtractNewRecordState"]
 
@@ -63,7 +69,7 @@ _LEGACY: Final = {
     ("rewrite", False): "rewrite-with-tombstone",
 }
 
-CONFIG_DEF = define_replace_null_with_default(
+CONFIG_DEF = define_drop_fields(define_replace_null_with_default(
     ConfigDef()
     .define(MODE, Type.STRING, "tombstone", ValidString.in_(*MODES), Importance.MEDIUM,
             "What delete events and Debezium's tombstones become.")
@@ -81,7 +87,7 @@ CONFIG_DEF = define_replace_null_with_default(
             doc="Removed in Debezium 3.2: use delete.tombstone.handling.mode.")
     .define("delete.handling.mode", Type.STRING, None, importance=Importance.LOW,
             doc="Removed in Debezium 3.2: use delete.tombstone.handling.mode.")
-)  # fmt: skip
+))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,10 @@ def _optional(schema: Schema) -> Schema:
 class ExtractNewRecordState(Transformation[ConnectRecord]):
     """See the module docstring."""
 
+    OVERVIEW_DOC = (
+        "Replace a Debezium change event by the row state it carries (after, or before for "
+        "deletes as delete.tombstone.handling.mode says), optionally with envelope fields."
+    )
     CONFIG_DEF = CONFIG_DEF
 
     def configure(self, configs: Mapping[str, Any]) -> None:
@@ -147,6 +157,7 @@ class ExtractNewRecordState(Transformation[ConnectRecord]):
             _Addition.parse(e, headers_prefix) for e in config.get_list("add.headers") or []
         ]
         self.route_by = str(config.get_string("route.by.field") or "")
+        self.dropper = FieldDropper.from_config(config)
         self._schemas: dict[tuple[Schema, Schema], Schema] = {}  # (envelope, row) -> new row
 
     @staticmethod
@@ -170,10 +181,10 @@ class ExtractNewRecordState(Transformation[ConnectRecord]):
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         schema = record.value_schema
         if record.value is None:  # Debezium's tombstone (or any null value)
-            if schema is not None and not _is_envelope(schema):
+            if schema is not None and not is_envelope(schema):
                 return record
             return record if self.mode == "rewrite-with-tombstone" else None
-        if schema is None or not _is_envelope(schema):
+        if not is_envelope(schema):
             return record
         envelope: Struct = record.value
         op = envelope.get("op")
@@ -189,9 +200,9 @@ class ExtractNewRecordState(Transformation[ConnectRecord]):
             headers.add(addition.name, addition.value_in(envelope),
                         _optional_or_string(addition.schema_in(schema)))  # fmt: skip
         if deleted and self.mode == "tombstone":
-            return record.new_record(value=None, headers=headers)
+            return self._drop(record.new_record(value=None, headers=headers))
         if deleted and self.mode == "delete-to-tombstone":
-            return record.new_record(value_schema=None, value=None, headers=headers)
+            return self._drop(record.new_record(value_schema=None, value=None, headers=headers))
         row = envelope.get("before" if deleted else "after")
         if row is None:  # an update without a before image can't be a delete; keep it
             return record.new_record(value_schema=row_struct_schema, value=None, headers=headers)
@@ -208,8 +219,14 @@ class ExtractNewRecordState(Transformation[ConnectRecord]):
         if self.route_by:
             routed = value.get(self.route_by) if new_schema.field(self.route_by) else None
             topic = str(routed) if routed is not None else topic
-        return record.new_record(topic=topic, value_schema=new_schema, value=value,
-                                 headers=headers)  # fmt: skip
+        unwrapped = record.new_record(topic=topic, value_schema=new_schema, value=value,
+                                      headers=headers)  # fmt: skip
+        # Debezium adds a delete's add.fields after dropping fields: those are never dropped
+        return self._drop(unwrapped, {a.name for a in self.fields} if deleted else ())
+
+    def _drop(self, record: ConnectRecord, spared: Collection[str] = ()) -> ConnectRecord:
+        """*record* without the fields its drop.fields header lists (if configured)."""
+        return record if self.dropper is None else self.dropper.apply(record, spared)
 
     def _row_schema(self, envelope: Schema, row: Schema) -> Schema:
         """The row's schema with the added fields (and ``__deleted``), built once per pair."""
@@ -234,10 +251,6 @@ class ExtractNewRecordState(Transformation[ConnectRecord]):
 
     def close(self) -> None:
         pass
-
-
-def _is_envelope(schema: Schema) -> bool:
-    return schema.type is SchemaType.STRUCT and (schema.name or "").endswith(".Envelope")
 
 
 def _optional_or_string(schema: Schema | None) -> Schema:

@@ -53,6 +53,8 @@ TIME_PRECISION_MODE: Final = "time.precision.mode"
 MAX_BATCH_SIZE: Final = "max.batch.size"
 POLL_INTERVAL: Final = "poll.interval.ms"
 SKIPPED_OPERATIONS: Final = "skipped.operations"
+HEARTBEAT_INTERVAL: Final = "heartbeat.interval.ms"
+HEARTBEAT_TOPIC_PREFIX: Final = "topic.heartbeat.prefix"
 
 DECIMAL_MODES: Final = ("precise", "double", "string")
 OPERATIONS: Final = ("c", "u", "d", "t", "none")
@@ -239,7 +241,8 @@ def define_row_modes(
 
 
 def define_batches(d: ConfigDef) -> None:
-    """``max.batch.size``, ``poll.interval.ms`` and ``skipped.operations``."""
+    """``max.batch.size``, ``poll.interval.ms``, ``skipped.operations`` and the heartbeat's
+    ``heartbeat.interval.ms`` and ``topic.heartbeat.prefix``."""
     d.define(
         MAX_BATCH_SIZE,
         Type.INT,
@@ -266,6 +269,26 @@ def define_batches(d: ConfigDef) -> None:
         Importance.LOW,
         "Operations not emitted: c (inserts), u (updates), d (deletes), t (truncates), or none.",
         group="Events",
+    )
+    d.define(
+        HEARTBEAT_INTERVAL,
+        Type.INT,
+        0,
+        Range.at_least(0),
+        Importance.MEDIUM,
+        "How often to emit a heartbeat record carrying the current position while streaming, "
+        "in ms (0: never), so the stored offset moves on when only tables that are not "
+        "captured change.",
+        group="Connector",
+    )
+    d.define(
+        HEARTBEAT_TOPIC_PREFIX,
+        Type.STRING,
+        "__debezium-heartbeat",
+        None,
+        Importance.LOW,
+        "The heartbeat topic is this prefix, '.', then topic.prefix.",
+        group="Connector",
     )
 
 
@@ -303,6 +326,8 @@ class Settings:
     max_batch_size: int
     poll_interval_ms: int
     skipped_operations: frozenset[str]
+    heartbeat_interval_ms: int
+    heartbeat_topic: str
 
 
 def common_settings(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -326,6 +351,8 @@ def common_settings(values: Mapping[str, Any]) -> dict[str, Any]:
         "max_batch_size": values[MAX_BATCH_SIZE],
         "poll_interval_ms": values[POLL_INTERVAL],
         "skipped_operations": frozenset(skipped - {"none", ""}),
+        "heartbeat_interval_ms": values[HEARTBEAT_INTERVAL],
+        "heartbeat_topic": f"{values[HEARTBEAT_TOPIC_PREFIX]}.{values[TOPIC_PREFIX]}",
     }
 
 

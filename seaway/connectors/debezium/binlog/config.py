@@ -26,7 +26,6 @@ HISTORY_SERVERS: Final = "schema.history.internal.kafka.bootstrap.servers"
 HISTORY_TOPIC: Final = "schema.history.internal.kafka.topic"
 INCLUDE_SCHEMA_CHANGES: Final = "include.schema.changes"
 BIGINT_UNSIGNED_MODE: Final = "bigint.unsigned.handling.mode"
-HEARTBEAT_INTERVAL: Final = "heartbeat.interval.ms"
 
 SNAPSHOT_MODES: Final = ("initial", "no_data", "when_needed", "never", "initial_only")
 TIME_PRECISION_MODES: Final = ("adaptive_time_microseconds", "connect")
@@ -111,15 +110,6 @@ def _config_def() -> ConfigDef:
         "BIGINT UNSIGNED as INT64 (long; values over 2^63-1 wrap) or Decimal(20,0) (precise).",
         group="Events",
     )
-    d.define(
-        HEARTBEAT_INTERVAL,
-        Type.INT,
-        0,
-        Range.at_least(0),
-        Importance.MEDIUM,
-        "How often to emit a heartbeat carrying the current position, in ms (0: never).",
-        group="Connector",
-    )
     common.define_batches(d)
     return d  # fmt: skip
 
@@ -135,7 +125,6 @@ class Settings(common.Settings):
     history_topic: str
     include_schema_changes: bool
     bigint_unsigned_mode: str
-    heartbeat_interval_ms: int
 
 
 def _settings(values: Mapping[str, Any]) -> Settings:
@@ -148,7 +137,6 @@ def _settings(values: Mapping[str, Any]) -> Settings:
         history_topic=values[HISTORY_TOPIC],
         include_schema_changes=values[INCLUDE_SCHEMA_CHANGES],
         bigint_unsigned_mode=str(values[BIGINT_UNSIGNED_MODE]).lower(),
-        heartbeat_interval_ms=values[HEARTBEAT_INTERVAL],
     )
 
 

@@ -9,6 +9,8 @@ import pytest
 from seaway.config import ConfigException
 from seaway.connect.api import SourceRecord
 from seaway.connect.api.data import Schema, SchemaBuilder, Struct
+from seaway.connect.api.errors import DataError
+from seaway.connect.api.records import ConnectRecord
 from seaway.connect.transforms.debezium import ExtractNewRecordState
 
 ROW = (
@@ -52,8 +54,8 @@ def _smt(**config: Any) -> ExtractNewRecordState:
     return smt
 
 
-def _values(record: SourceRecord | None) -> dict[str, Any] | None:
-    if record is None or record.value is None:
+def _values(record: ConnectRecord | None) -> dict[str, Any] | None:
+    if record is None or record.value is None or record.value_schema is None:
         return None
     return {f.name: record.value.get(f.name) for f in record.value_schema.fields}
 
@@ -81,7 +83,7 @@ def test_creates_and_updates_become_their_after_row() -> None:
 def test_deletes_and_tombstones_per_mode(mode: str, delete: Any, tombstone: str) -> None:
     smt = _smt(**{"delete.tombstone.handling.mode": mode})
 
-    def shape(record: SourceRecord | None) -> Any:
+    def shape(record: ConnectRecord | None) -> Any:
         if record is None:
             return "dropped"
         if record.value is None:
@@ -128,3 +130,134 @@ def test_the_settings_debezium_removed_are_translated_or_named() -> None:
         _smt(**{"delete.handling.mode": "none", "drop.tombstones": "false"})
     with pytest.raises(ConfigException):
         _smt(**{"delete.tombstone.handling.mode": "sometimes"})
+
+
+# ------------------------------------------------------------------ drop.fields.*
+
+NOTE = SchemaBuilder.string().optional().default_value("n/a").build()
+WIDE = (
+    SchemaBuilder.struct().name("db.inv.people.Value").optional()
+    .field("id", Schema.INT32_SCHEMA).field("email", Schema.OPTIONAL_STRING_SCHEMA)
+    .field("name", Schema.STRING_SCHEMA).field("note", NOTE).build()
+)  # fmt: skip
+WIDE_ENVELOPE = (
+    SchemaBuilder.struct().name("db.inv.people.Envelope").version(2)
+    .field("before", WIDE).field("after", WIDE).field("source", SOURCE)
+    .field("op", Schema.STRING_SCHEMA).field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA).build()
+)  # fmt: skip
+WIDE_KEY = (
+    SchemaBuilder.struct().name("db.inv.people.Key")
+    .field("id", Schema.INT32_SCHEMA).field("tenant", Schema.OPTIONAL_STRING_SCHEMA).build()
+)  # fmt: skip
+NAMES = SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build()
+DROP = "drop.fields.header.name"
+
+
+def _wide(op: str, *dropped: list[str] | None) -> SourceRecord:
+    """A change event of ``people`` with one ``dropped`` header per list given."""
+    row = Struct(WIDE).put("id", 7).put("email", "p@x").put("name", "Pat").put("note", None)
+    source = Struct(SOURCE).put("table", "people").put("ts_ms", 1_700)
+    value = Struct(WIDE_ENVELOPE).put("before", row if op == "d" else None)
+    value.put("after", None if op == "d" else row).put("source", source).put("op", op)
+    record = SourceRecord(
+        source_partition={"server": "db"}, source_offset={"pos": 1}, topic="db.inv.people",
+        key_schema=WIDE_KEY, key=Struct(WIDE_KEY).put("id", 7).put("tenant", "t1"),
+        value_schema=WIDE_ENVELOPE, value=value,
+    )  # fmt: skip
+    for names in dropped:
+        record.headers.add("dropped", names, NAMES)
+    return record
+
+
+def _key_values(record: ConnectRecord | None) -> dict[str, Any]:
+    assert record is not None and record.key_schema is not None
+    return {f.name: record.key.get(f.name) for f in record.key_schema.fields}
+
+
+@pytest.mark.parametrize(
+    ("from_key", "compatible", "value_fields", "key_fields"),
+    [
+        ("false", "true", ["id", "name", "note"], ["id", "tenant"]),
+        ("true", "true", ["id", "name", "note"], ["id"]),
+        ("false", "false", ["note"], ["id", "tenant"]),
+        ("true", "false", ["note"], []),
+    ],
+)
+def test_drop_fields_per_key_and_compatibility(
+    from_key: str, compatible: str, value_fields: list[str], key_fields: list[str]
+) -> None:
+    """Compatible: only optional fields go (email, tenant), not id or name; else all listed."""
+    smt = _smt(**{DROP: "dropped", "drop.fields.from.key": from_key,
+                  "drop.fields.keep.schema.compatible": compatible,
+                  "replace.null.with.default": "false"})  # fmt: skip
+    out = smt.apply(_wide("c", ["email", "name", "id", "tenant", "missing"]))
+    assert out is not None and out.value_schema is not None and out.key_schema is not None
+    assert [f.name for f in out.value_schema.fields] == value_fields
+    assert [f.name for f in out.key_schema.fields] == key_fields
+    assert out.value_schema.name == "db.inv.people.Value"
+    assert not out.value_schema.is_optional  # ReplaceField's copy is required, as in Kafka
+    assert out.key_schema.name == "db.inv.people.Key"
+    # dropping is ReplaceField's, whose replace.null.with.default is true whatever this
+    # transform's: a null field with a default gets it
+    assert out.value.get_without_default("note") == "n/a"
+    listed = ["email", "name", "id", "tenant", "missing"]
+    assert [(h.key, h.value) for h in out.headers] == [("dropped", listed)]
+
+
+def test_without_the_header_or_with_an_empty_one_nothing_is_dropped() -> None:
+    smt = _smt(**{DROP: "dropped", "drop.fields.from.key": "true",
+                  "drop.fields.keep.schema.compatible": "false",
+                  "replace.null.with.default": "false"})  # fmt: skip
+    plain = _smt(**{"drop.fields.from.key": "true", "drop.fields.keep.schema.compatible": "false"})
+    everything = ["id", "email", "name", "note"]
+    for record in (_wide("c"), _wide("c", None), _wide("c", [])):
+        out = smt.apply(record)
+        assert out is not None and out.value_schema is not None
+        assert [f.name for f in out.value_schema.fields] == everything
+        assert out.value.get_without_default("note") is None
+        assert _key_values(out) == {"id": 7, "tenant": "t1"}
+    unconfigured = plain.apply(_wide("c", ["email"]))
+    assert _values(unconfigured) == {"id": 7, "email": "p@x", "name": "Pat", "note": "n/a"}
+    assert _smt(**{DROP: "  "}).dropper is None
+
+
+def test_the_first_header_of_the_name_counts() -> None:
+    out = _smt(**{DROP: "dropped"}).apply(_wide("u", ["email"], ["note"]))
+    assert _values(out) == {"id": 7, "name": "Pat", "note": "n/a"}
+
+
+def test_a_header_that_is_not_a_list_is_an_error() -> None:
+    record = _wide("c")
+    record.headers.add_string("dropped", "email")
+    with pytest.raises(DataError, match="Header dropped must hold a list"):
+        _smt(**{DROP: "dropped"}).apply(record)
+
+
+def test_a_delete_loses_the_listed_fields_before_add_fields_are_added() -> None:
+    """Debezium drops from a delete's row (and __deleted) first, then adds add.fields; a
+    create's added fields are there when the drop happens."""
+    smt = _smt(**{DROP: "dropped", "delete.tombstone.handling.mode": "rewrite",
+                  "add.fields": "op,table"})  # fmt: skip
+    listed = ["email", "__deleted", "__op"]
+    deleted = smt.apply(_wide("d", listed))
+    assert _values(deleted) == {"id": 7, "name": "Pat", "note": "n/a", "__op": "d",
+                                "__table": "people"}  # fmt: skip
+    created = smt.apply(_wide("c", listed))
+    assert _values(created) == {"id": 7, "name": "Pat", "note": "n/a", "__table": "people"}
+
+
+@pytest.mark.parametrize("mode", ["tombstone", "delete-to-tombstone"])
+def test_a_delete_made_a_tombstone_loses_key_fields(mode: str) -> None:
+    smt = _smt(**{DROP: "dropped", "delete.tombstone.handling.mode": mode,
+                  "drop.fields.from.key": "true"})  # fmt: skip
+    out = smt.apply(_wide("d", ["tenant", "email"]))
+    assert out is not None and out.value is None
+    assert _key_values(out) == {"id": 7}
+    assert (out.value_schema is None) == (mode == "delete-to-tombstone")
+
+
+def test_drop_fields_config_errors_name_the_key() -> None:
+    with pytest.raises(ConfigException, match=r"drop\.fields\.from\.key"):
+        _smt(**{DROP: "dropped", "drop.fields.from.key": "sometimes"})
+    with pytest.raises(ConfigException, match=r"drop\.fields\.keep\.schema\.compatible"):
+        _smt(**{"drop.fields.keep.schema.compatible": "2"})

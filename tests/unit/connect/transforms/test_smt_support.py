@@ -54,7 +54,10 @@ def test_registries_cover_kafkas_built_ins() -> None:
         assert load_class(short, "predicate") is load_class(full, "predicate")
         assert plugin_class_name(load_class(full, "predicate")) == full
         assert issubclass(load_class(full, "predicate"), Predicate)
-    debezium = ["io.debezium.transforms.ExtractNewRecordState"]  # bundled beside Kafka's
+    debezium = [  # bundled beside Kafka's
+        "io.debezium.transforms.ByLogicalTableRouter",
+        "io.debezium.transforms.ExtractNewRecordState",
+    ]
     assert len(plugin_names("transformation")) == len(KAFKA_TRANSFORMS) + len(debezium)
     assert len(plugin_names("predicate")) == len(predicates)
 
@@ -105,7 +108,10 @@ def test_load_class() -> None:
 
 
 def test_load_class_errors() -> None:
-    expected = "Class Nope could not be found. Available transformations: Cast$Key, Cast$Value, "
+    expected = (
+        "Class Nope could not be found. Available transformations: ByLogicalTableRouter, "
+        "Cast$Key, Cast$Value, "
+    )
     with pytest.raises(ConfigException, match=re.escape(expected)):
         load_class("Nope", "transformation")
     with pytest.raises(ConfigException, match="Available predicates: HasHeaderKey, "):

@@ -36,6 +36,7 @@ def test_defaults_are_debeziums() -> None:
         "long",
     )
     assert (s.max_batch_size, s.poll_interval_ms, s.heartbeat_interval_ms) == (2048, 500, 0)
+    assert s.heartbeat_topic == "__debezium-heartbeat.dbserver1"
     assert s.skipped_operations == frozenset({"t"})
     assert validate(PROPS).is_valid
 
