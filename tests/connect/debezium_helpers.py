@@ -1,15 +1,16 @@
-"""Helpers for the Debezium connector tests: a topic's JSON records, and the schema fields
-both connectors' envelopes and ``customers`` rows have."""
+"""Helpers for the Debezium connector tests: a topic's JSON records (read whole, or tailed),
+and the schema fields both connectors' envelopes and ``customers`` rows have."""
 
 from __future__ import annotations
 
 import json
 import uuid
+from types import TracebackType
 from typing import Any, Final
 
 from confluent_kafka import Consumer, TopicPartition
 
-__all__ = ["CUSTOMERS_ROW_FIELDS", "ENVELOPE_FIELDS", "topic_messages"]
+__all__ = ["CUSTOMERS_ROW_FIELDS", "ENVELOPE_FIELDS", "TopicTail", "topic_messages"]
 
 ENVELOPE_FIELDS: Final = ["before", "after", "source", "transaction", "op", "ts_ms", "ts_us",
                           "ts_ns"]  # fmt: skip
@@ -45,3 +46,47 @@ def topic_messages(bootstrap: str, topic: str, isolation: str = "read_uncommitte
     finally:
         consumer.close()
     return out
+
+
+def _json_or_text(data: bytes | None) -> Any:
+    """A header's value: JSON when it parses, else its text."""
+    try:
+        return data and json.loads(data)
+    except ValueError:
+        return data.decode()
+
+
+class TopicTail:
+    """Partition 0 of a topic read on from where the last :meth:`read` stopped, so waiting
+    for thousands of records reads each once: (key, value, headers) JSON-decoded."""
+
+    def __init__(self, bootstrap: str, topic: str, isolation: str = "read_uncommitted") -> None:
+        self.consumer = Consumer({
+            "bootstrap.servers": bootstrap, "log_level": 3, "group.id": f"tail-{uuid.uuid4().hex}",
+            "isolation.level": isolation, "enable.partition.eof": True,
+        })  # fmt: skip
+        self.consumer.assign([TopicPartition(topic, 0, 0)])
+        self.messages: list[tuple[Any, Any, dict[str, Any]]] = []
+
+    def read(self) -> list[tuple[Any, Any, dict[str, Any]]]:
+        """Every record so far (the new ones read until the end of the partition)."""
+        while (message := self.consumer.poll(1)) is not None:
+            if (error := message.error()) is not None:
+                if error.code() == -191:  # _PARTITION_EOF
+                    break
+                continue
+            key, value = message.key(), message.value()
+            headers = {k: _json_or_text(v) for k, v in message.headers() or []}
+            self.messages.append((key and json.loads(key), value and json.loads(value), headers))
+        return self.messages
+
+    def __enter__(self) -> TopicTail:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.consumer.close()

@@ -1,8 +1,10 @@
 """Debezium's MariaDB connector on a real Connect worker against a real MariaDB with its binlog
 on: the snapshot then the binlog (inserts, updates with before/after, deletes and their
-tombstones) with Debezium's keys and envelopes, a column added mid-stream, ``kill -9`` of the
-worker mid-stream with nothing lost (and nothing doubled under exactly-once), the offsets in
-Debezium's format through the REST API, and bad configs through ``config/validate``."""
+tombstones, a primary key change) with Debezium's keys and envelopes, a column added and one
+dropped and a table created mid-stream, heartbeats, a restart during the snapshot, ``kill -9``
+of the worker mid-stream with 5,000 inserts in flight (nothing lost, nothing doubled under
+exactly-once), the offsets in Debezium's format through the REST API, and bad configs through
+``config/validate``."""
 
 from __future__ import annotations
 
@@ -15,12 +17,18 @@ from typing import Any
 
 import pytest
 
-from tests.connect.debezium_helpers import CUSTOMERS_ROW_FIELDS, ENVELOPE_FIELDS, topic_messages
+from tests.connect.debezium_helpers import (
+    CUSTOMERS_ROW_FIELDS,
+    ENVELOPE_FIELDS,
+    TopicTail,
+    topic_messages,
+)
 from tests.connect.test_worker_recovery import _create_topic
 from tests.connect.workers import WorkerProcess, distributed_props, wait_for
 from tests.databases import MariaDbServer
 
 CLASS = "io.debezium.connector.mariadb.MariaDbConnector"
+BURST_FIRST = 1_000_000  # the ids of the inserts in flight at a kill
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +92,9 @@ def test_snapshot_then_binlog_with_ddl(
             'Missing required configuration "database.server.id" which has no default value.'
         ]
 
-        config = _config(server, bootstrap, prefix, db)
+        heartbeats = f"__debezium-heartbeat.{prefix}"
+        _create_topic(bootstrap, heartbeats)
+        config = {**_config(server, bootstrap, prefix, db), "heartbeat.interval.ms": 1000}
         rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
         wait_for("the snapshot", lambda: len(topic_messages(bootstrap, topic)) >= 2)
         _execute(server, db,
@@ -159,6 +169,44 @@ def test_snapshot_then_binlog_with_ddl(
         assert set(offset) == {"file", "pos", "gtids", "event", "row", "server_id", "ts_sec"}
         assert offset["gtids"].startswith("0-1-") and offset["row"] == 1
 
+        # a primary key changed, a column dropped, a table created
+        _create_topic(bootstrap, f"{prefix}.{db}.orders")
+        _execute(server, db,
+                 "UPDATE customers SET id = 2003 WHERE id = 1003",
+                 "ALTER TABLE customers DROP COLUMN balance",
+                 "INSERT INTO customers VALUES (1005, 'kim@example.org', NULL, 'DE')",
+                 "CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL)",
+                 "INSERT INTO orders VALUES (1, 1005)")  # fmt: skip
+        with TopicTail(bootstrap, topic) as tail:
+            later = wait_for("the key change", lambda: len(tail.read()) >= 11 and tail.messages)
+        assert [(k["payload"]["id"], v and v["payload"]["op"]) for k, v, _ in later[7:]] == [
+            (1003, "d"), (1003, None), (2003, "c"), (1005, "c")]  # fmt: skip
+        assert later[7][2] == {"__debezium.newkey": {"id": 2003}}
+        assert later[9][2] == {"__debezium.oldkey": {"id": 1003}}
+        assert later[7][1]["payload"]["before"]["email"] == "edward@example.org"
+        assert later[9][1]["payload"]["after"]["email"] == "edward@example.org"
+        dropped = later[10][1]
+        assert [f["field"] for f in dropped["schema"]["fields"][1]["fields"]] == [
+            "id", "email", "updated_at", "country"]  # fmt: skip
+        assert dropped["payload"]["after"] == {"id": 1005, "email": "kim@example.org",
+                                               "updated_at": None, "country": "DE"}  # fmt: skip
+        orders = wait_for("the new table's row",
+                          lambda: topic_messages(bootstrap, f"{prefix}.{db}.orders"))  # fmt: skip
+        assert [(k["payload"], v["payload"]["op"], v["payload"]["after"]) for k, v in orders] == [
+            ({"id": 1}, "c", {"id": 1, "customer": 1005})]  # fmt: skip
+        ddl = [v["payload"]["ddl"] for _, v in topic_messages(bootstrap, prefix)][-2:]
+        assert ddl[0].startswith("ALTER TABLE customers DROP COLUMN balance")
+        assert ddl[1].startswith("CREATE TABLE orders")
+        # heartbeats carry the position while nothing changes
+        beats = wait_for("a heartbeat", lambda: topic_messages(bootstrap, heartbeats))
+        key, value = beats[-1]
+        assert key == {"schema": {"type": "struct", "fields": [
+            {"type": "string", "optional": False, "field": "serverName"}], "optional": False,
+            "name": "io.debezium.connector.common.ServerNameKey", "version": 1},
+            "payload": {"serverName": prefix}}  # fmt: skip
+        assert value["schema"]["name"] == "io.debezium.connector.common.Heartbeat"
+        assert value["payload"]["ts_ms"] > 1_700_000_000_000
+
 
 @pytest.mark.parametrize("exactly_once", [False, True], ids=["at-least-once", "exactly-once"])
 def test_kill_9_mid_stream(
@@ -178,9 +226,7 @@ def test_kill_9_mid_stream(
     isolation = "read_committed" if exactly_once else "read_uncommitted"
     written = [0]  # ids 1..written[0] are committed
     stop = threading.Event()
-
-    def ids() -> list[int]:
-        return [k["payload"]["id"] for k, v in topic_messages(bootstrap, topic, isolation) if v]
+    burst = range(BURST_FIRST, BURST_FIRST + 5000)
 
     def write() -> None:  # transactions of three rows, until told to stop
         with server.connect(db) as connection, connection.cursor() as cursor:
@@ -193,38 +239,99 @@ def test_kill_9_mid_stream(
                 written[0] = first + 2
                 time.sleep(0.03)
 
+    tail = TopicTail(bootstrap, topic, isolation)
+    ids = lambda: [k["payload"]["id"] for k, v, _ in tail.read() if v]  # noqa: E731
     worker = WorkerProcess(props, tmp_path / "w").start()
+    writer = threading.Thread(target=write)
     try:
         assert worker.rest is not None
         config = {**_config(server, bootstrap, prefix, db), "max.batch.size": 100}
         worker.rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
         wait_for("the snapshot", lambda: ids() == [0])
-        writer = threading.Thread(target=write)
         writer.start()
         wait_for("changes flowing", lambda: len(ids()) > 30, timeout=60)
+        # 5,000 more inserts, in transactions of 100, committed in one go: in flight at the kill
+        with server.connect(db) as connection, connection.cursor() as cursor:
+            for first in range(burst.start, burst.stop, 100):
+                cursor.execute("BEGIN")
+                cursor.executemany("INSERT INTO items VALUES (%s, %s)",
+                                   [(i, i) for i in range(first, first + 100)])  # fmt: skip
+                cursor.execute("COMMIT")
         worker.kill()  # while the changes go on
         time.sleep(0.5)
     finally:
         stop.set()
         worker.kill()
-    writer.join()
-    total = written[0]
+    if writer.is_alive():
+        writer.join()
+    expected = set(range(written[0] + 1)) | set(burst)
     with WorkerProcess(props, tmp_path / "w2") as restarted:
         missing: set[int] = set()
 
         def every_change() -> list[int] | None:
             seen = ids()
             missing.clear()
-            missing.update(set(range(total + 1)) - set(seen))
+            missing.update(expected - set(seen))
             return None if missing else seen
 
         try:
-            seen = wait_for("every change", every_change, timeout=90)
+            seen = wait_for("every change", every_change, timeout=120)
         except AssertionError as error:
             raise AssertionError(f"{error}; missing {sorted(missing)[:20]}") from None
-        print(f"{len(seen) - len(set(seen))} duplicates of {total + 1} changes")
+        finally:
+            tail.__exit__(None, None, None)
+        print(f"{len(seen) - len(set(seen))} duplicates of {len(expected)} changes")
         if exactly_once:
-            assert sorted(seen) == list(range(total + 1))  # each exactly once
+            assert sorted(seen) == sorted(expected)  # each exactly once
         assert restarted.rest is not None
         _, body = restarted.rest.get("/connectors/cdc/status")
         assert body["tasks"][0]["state"] == "RUNNING", body
+
+
+def test_restart_during_the_snapshot(
+    tmp_path: Path, bootstrap: str, topic_name: str, server: MariaDbServer
+) -> None:
+    """A worker killed mid-snapshot: the restarted task takes the snapshot again (Debezium's
+    offset still says ``snapshot``), with what changed meanwhile, then streams from there."""
+    prefix = topic_name
+    db = _database(server, prefix)
+    rows = 20_000
+    _execute(server, db, "CREATE TABLE big (id INT PRIMARY KEY, n INT)")
+    with server.connect(db) as connection, connection.cursor() as cursor:
+        for first in range(0, rows, 2000):
+            cursor.executemany("INSERT INTO big VALUES (%s, %s)",
+                               [(i, i) for i in range(first, first + 2000)])  # fmt: skip
+        connection.commit()
+    topic = f"{prefix}.{db}.big"
+    _create_topic(bootstrap, topic)
+    props = distributed_props(bootstrap, topic_name, **{"session.timeout.ms": 6000,
+                              "heartbeat.interval.ms": 1000,
+                              "scheduled.rebalance.max.delay.ms": 0})  # fmt: skip
+    config = {**_config(server, bootstrap, prefix, db), "max.batch.size": 500}
+    with TopicTail(bootstrap, topic) as tail:
+        worker = WorkerProcess(props, tmp_path / "w").start()
+        try:
+            assert worker.rest is not None
+            worker.rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
+            wait_for("part of the snapshot", lambda: len(tail.read()) >= 2000, timeout=90)
+        finally:
+            worker.kill()
+        first_run = len(tail.read())
+        assert first_run < rows, "the snapshot finished before the kill: take more rows"
+        _execute(server, db, "UPDATE big SET n = -1 WHERE id = 0",
+                 f"INSERT INTO big VALUES ({rows}, {rows})")  # fmt: skip
+        with WorkerProcess(props, tmp_path / "w2") as restarted:
+            assert restarted.rest is not None
+            wanted = set(range(rows + 1))
+            wait_for("the snapshot again", lambda: wanted <= {k["payload"]["id"]
+                     for k, _, _ in tail.read()[first_run:]}, timeout=180)  # fmt: skip
+            _execute(server, db, "INSERT INTO big VALUES (-5, -5)")
+            wait_for("streaming after it", lambda: tail.read()[-1][0]["payload"]["id"] == -5)
+        messages = tail.read()
+    second = [v["payload"] for _, v, _ in messages[first_run:] if v]
+    assert [p["source"]["snapshot"] for p in second[:1]] == ["first"]
+    assert [p["op"] for p in second[:-1]] == ["r"] * (len(second) - 1)
+    assert second[-2]["source"]["snapshot"] == "last"
+    assert {p["after"]["id"]: p["after"]["n"] for p in second[:-1]}[0] == -1  # read anew
+    assert (second[-1]["op"], second[-1]["after"]) == ("c", {"id": -5, "n": -5})
+    assert len(second) == rows + 2  # the second snapshot whole, once, then the insert

@@ -1,8 +1,10 @@
 """Debezium's PostgreSQL connector on a real Connect worker against a real PostgreSQL with
 ``wal_level=logical``: the exported-snapshot rows then the slot (inserts, updates, deletes
-and their tombstones) with Debezium's keys and envelopes, ``kill -9`` of the worker
-mid-stream with nothing lost and a slot that never passed what Kafka held, the offsets in
-Debezium's format through the REST API, and bad configs through ``config/validate``."""
+and their tombstones, a primary key change) with Debezium's keys and envelopes, a column
+dropped and a table created mid-stream, ``kill -9`` of the worker mid-stream with nothing
+lost and a slot that never passed what Kafka held, a restart during the snapshot and a
+``kill -9`` with 5,000 inserts in flight under exactly-once, the offsets in Debezium's format
+through the REST API, and bad configs through ``config/validate``."""
 
 from __future__ import annotations
 
@@ -17,7 +19,12 @@ from typing import Any
 import pytest
 
 from seaway.connectors.debezium.postgres import pgoutput
-from tests.connect.debezium_helpers import CUSTOMERS_ROW_FIELDS, ENVELOPE_FIELDS, topic_messages
+from tests.connect.debezium_helpers import (
+    CUSTOMERS_ROW_FIELDS,
+    ENVELOPE_FIELDS,
+    TopicTail,
+    topic_messages,
+)
 from tests.connect.test_worker_recovery import _create_topic
 from tests.connect.workers import WorkerProcess, distributed_props, wait_for
 from tests.databases import PostgresServer
@@ -216,6 +223,32 @@ def test_snapshot_stream_kill_and_restart(
         flushed = pgoutput.parse_lsn(_slot_flushed(server, db, slot))
         caught_up = lambda: (e := stored()) and e[0]["offset"]["lsn"] >= flushed  # noqa: E731
         wait_for("the stored offset to reach the slot's position", caught_up, timeout=30)
+
+        # a primary key changed, a column dropped, a table created
+        _create_topic(bootstrap, f"{prefix}.public.orders")
+        with server.connect(db) as connection:
+            connection.execute("UPDATE customers SET id = 3003 WHERE id = 1003")
+            connection.execute("ALTER TABLE customers DROP COLUMN balance")
+            connection.execute("INSERT INTO customers VALUES (1005, 'kim@example.org', NULL)")
+            connection.execute("CREATE TABLE orders (id INT PRIMARY KEY, customer INT NOT NULL)")
+            connection.execute("INSERT INTO orders VALUES (1, 1005)")
+        with TopicTail(bootstrap, topic) as tail:
+            wait_for("the key change", lambda: tail.read()[-1][0]["payload"]["id"] == 1005)
+            later = [m for m in tail.messages if m[0]["payload"]["id"] in (1003, 3003, 1005)]
+        assert [(k["payload"]["id"], v and v["payload"]["op"]) for k, v, _ in later[-4:]] == [
+            (1003, "d"), (1003, None), (3003, "c"), (1005, "c")]  # fmt: skip
+        assert later[-4][2] == {"__debezium.newkey": {"id": 3003}}
+        assert later[-2][2] == {"__debezium.oldkey": {"id": 1003}}
+        assert later[-2][1]["payload"]["after"]["email"] == "ed@example.org"
+        dropped = later[-1][1]
+        assert [f["field"] for f in dropped["schema"]["fields"][1]["fields"]] == [
+            "id", "email", "updated_at"]  # fmt: skip
+        assert dropped["payload"]["after"] == {"id": 1005, "email": "kim@example.org",
+                                               "updated_at": None}  # fmt: skip
+        orders = wait_for("the new table's row",
+                          lambda: topic_messages(bootstrap, f"{prefix}.public.orders"))  # fmt: skip
+        assert [(k["payload"], v["payload"]["op"], v["payload"]["after"]) for k, v in orders] == [
+            ({"id": 1}, "c", {"id": 1, "customer": 1005})]  # fmt: skip
     finally:
         worker.stop()
 
@@ -239,3 +272,52 @@ def test_bad_configs_are_refused(tmp_path: Path, bootstrap: str, topic_name: str
             'Missing required configuration "database.dbname" which has no default value.'
         ]
         assert body["error_count"] == 6, {k: v for k, v in errors.items() if v}  # name too
+
+
+def test_snapshot_restart_then_kill_9_exactly_once(
+    tmp_path: Path, bootstrap: str, topic_name: str, server: PostgresServer
+) -> None:
+    """Exactly-once workers: one killed mid-snapshot (the next takes the snapshot again from a
+    fresh slot), then one killed with 5,000 inserts in flight: every change after the
+    snapshot is in Kafka exactly once (read_committed)."""
+    prefix = topic_name
+    db = _database(server, prefix)
+    rows = 20_000
+    with server.connect(db) as connection:
+        connection.execute("CREATE TABLE big (id INT PRIMARY KEY, n INT)")
+        connection.execute(f"INSERT INTO big SELECT i, i FROM generate_series(0, {rows - 1}) i")
+    topic = f"{prefix}.public.big"
+    _create_topic(bootstrap, topic)
+    props = distributed_props(bootstrap, topic_name, **{
+        "exactly.once.source.support": "enabled", "session.timeout.ms": 6000,
+        "heartbeat.interval.ms": 1000, "scheduled.rebalance.max.delay.ms": 0})  # fmt: skip
+    config = {**_config(server, prefix, db), "max.batch.size": 500}
+    burst = range(100_000, 105_000)
+    with TopicTail(bootstrap, topic, "read_committed") as tail:
+        worker = WorkerProcess(props, tmp_path / "w").start()
+        try:
+            assert worker.rest is not None
+            worker.rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
+            wait_for("part of the snapshot", lambda: len(tail.read()) >= 2000, timeout=90)
+        finally:
+            worker.kill()
+        first_run = len(tail.read())
+        assert first_run < rows, "the snapshot finished before the kill: take more rows"
+        worker = WorkerProcess(props, tmp_path / "w2").start()
+        try:
+            wanted = set(range(rows))
+            wait_for("the snapshot again", lambda: wanted <= {k["payload"]["id"]
+                     for k, _, _ in tail.read()[first_run:]}, timeout=180)  # fmt: skip
+            with server.connect(db) as connection:  # 5,000 inserts, 50 per transaction
+                for first in range(burst.start, burst.stop, 50):
+                    connection.execute(f"INSERT INTO big SELECT i, i FROM generate_series("
+                                       f"{first}, {first + 49}) i")  # fmt: skip
+                    connection.commit()
+        finally:
+            worker.kill()
+        with WorkerProcess(props, tmp_path / "w3"):
+            wait_for("every insert", lambda: set(burst) <= {k["payload"]["id"]
+                     for k, v, _ in tail.read() if v and v["payload"]["op"] == "c"},
+                     timeout=120)  # fmt: skip
+        streamed = [k["payload"]["id"] for k, v, _ in tail.read() if v["payload"]["op"] == "c"]
+    assert sorted(streamed) == list(burst)  # each exactly once

@@ -25,7 +25,7 @@ from seaway.connect.runtime.queries.conversion import (
     converter_spec,
 )
 from seaway.connect.runtime.queries.sink import SinkQuerySpec
-from seaway.connect.runtime.queries.source import SourceQuerySpec, class_path
+from seaway.connect.runtime.queries.source import SourceQuerySpec, class_path, source_offsets
 from seaway.connect.runtime.storage import (
     ConnectorStatus,
     ConnectorTaskId,
@@ -237,9 +237,9 @@ class HerderQueries(HerderState):
         if not end:
             return
         changed = {
-            key: value[1]
-            for key, value in end.items()
-            if value[1] is not None and run.flushed.get(key) != value[1]
+            key: offset
+            for key, offset in source_offsets(end).items()
+            if offset is not None and run.flushed.get(key) != offset
         }
         if changed:
             self.offsets.set(name, changed)

@@ -1,6 +1,6 @@
 """Debezium's change events as Connect records, as every connector builds them: the
 ``source`` struct's common fields, the ``c``/``u``/``d``/``r``/``t`` envelope with its key,
-and the tombstone after a delete."""
+the tombstone after a delete, and a primary key change as a delete and a create."""
 
 from __future__ import annotations
 
@@ -99,3 +99,20 @@ class EventMaker(Generic[InfoT]):
                 )
             )  # fmt: skip
         return records
+
+    def key_change(
+        self,
+        schema: TableSchema,
+        before: Struct,
+        after: Struct,
+        info: InfoT,
+        offset: dict[str, Any],
+    ) -> list[SourceRecord]:
+        """An update that changed the primary key (``RelationalChangeRecordEmitter``): ``d``
+        under the old key with header ``__debezium.newkey``, its tombstone, then ``c`` under
+        the new key with header ``__debezium.oldkey``."""
+        deleted = self.change(schema, "d", before, None, info, offset)
+        deleted[0].headers.add("__debezium.newkey", schema.key(after), schema.key_schema)
+        created = self.change(schema, "c", None, after, info, offset)
+        created[0].headers.add("__debezium.oldkey", schema.key(before), schema.key_schema)
+        return deleted + created

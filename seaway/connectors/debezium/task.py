@@ -1,5 +1,6 @@
 """What every connector's source task shares: a plain ``poll()`` task that returns the
-pending snapshot's records first, then, unless ``snapshot.mode=initial_only``, the stream's.
+pending snapshot's records first, then, unless ``snapshot.mode=initial_only``, the stream's,
+with a heartbeat record (:mod:`.heartbeat`) whenever ``heartbeat.interval.ms`` has passed.
 
 Seaway's runtime polls it on the Spark driver and ships the records with the batch; with
 ``exactly.once.source.support=enabled`` each batch's records and its last offset commit in one
@@ -15,6 +16,7 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 
 from seaway.connect.api import SourceRecord, SourceTask
 from seaway.connectors.debezium.config import Settings
+from seaway.connectors.debezium.heartbeat import Heartbeat
 
 __all__ = ["NEVER_AFTER_SNAPSHOT", "SnapshotThenStreamTask", "close_quietly"]
 
@@ -31,6 +33,10 @@ class Stream(Protocol):
     """The changes after a position, as records."""
 
     def poll(self, limit: int, wait_s: float) -> list[SourceRecord]: ...
+
+    def offset(self) -> dict[str, Any]:
+        """The offset a restart would resume from now."""
+        ...
 
 
 StreamT = TypeVar("StreamT", bound=Stream)
@@ -59,6 +65,7 @@ class SnapshotThenStreamTask(SourceTask, Generic[SnapshotT, StreamT]):
         self.snapshot: SnapshotT | None = None
         self.pending: Iterator[SourceRecord] | None = None
         self.stream: StreamT | None = None
+        self.heartbeat: Heartbeat | None = None
 
     def start_stream(self, snapshot: SnapshotT) -> None:
         """Stream from where *snapshot* (done) left off."""
@@ -80,4 +87,9 @@ class SnapshotThenStreamTask(SourceTask, Generic[SnapshotT, StreamT]):
         if self.stream is None:
             time.sleep(self.settings.poll_interval_ms / 1000)
             return []
-        return self.stream.poll(limit, self.settings.poll_interval_ms / 1000)
+        records = self.stream.poll(limit, self.settings.poll_interval_ms / 1000)
+        if self.heartbeat is None:
+            self.heartbeat = Heartbeat(self.settings)
+        if self.heartbeat.due():
+            records.append(self.heartbeat.record(self.stream.offset()))
+        return records

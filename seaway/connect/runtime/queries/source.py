@@ -75,9 +75,14 @@ SPARK_SCHEMA: Final = "task int, topic string, records bigint, metrics string"
 task's :class:`TaskMetrics` JSON on its first row (a row without a topic if it wrote none)."""
 
 # {partition_key: [task index, source offset]}, and with exactly-once support
-# {"#seq-<task>": [task index, the id of the task's last batch]} (see next_batch_id)
+# {"#seq-<task>": [task index, the id of the task's last batch]} (see next_batch_id); at
+# least once, {"#polled-<task>": [task index, an id]} when a plain task polled records that
+# moved no offset (a heartbeat at the same position, records without a source partition):
+# the end offset must still move, or Spark would run no batch and the records be lost
 SparkOffset = dict[str, list[Any]]
+_MARKER: Final = "#"
 _SEQUENCE: Final = "#seq-"
+_POLLED: Final = "#polled-"
 
 
 @dataclass(frozen=True)
@@ -140,8 +145,9 @@ class _TaskContext(SourceTaskContext):
         return self._reader
 
 
-def _plain(offset: SparkOffset) -> dict[PartitionKey, SourceOffset]:
-    return {k: v[1] for k, v in offset.items() if not k.startswith(_SEQUENCE)}
+def source_offsets(offset: SparkOffset) -> dict[PartitionKey, SourceOffset]:
+    """The connector's source offsets in a Spark offset (without the markers)."""
+    return {k: v[1] for k, v in offset.items() if not k.startswith(_MARKER)}
 
 
 def next_batch_id() -> int:
@@ -195,13 +201,13 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
 
     def _task(self, index: int, start: SparkOffset) -> SourceTask:
         if index not in self._tasks:
-            self._tasks[index] = _started_task(self.spec, index, _plain(start))
+            self._tasks[index] = _started_task(self.spec, index, source_offsets(start))
         return self._tasks[index]
 
     def latestOffset(self, start: SparkOffset | None = None, limit: Any = None) -> SparkOffset:
         start = start if start is not None else self.initialOffset()
         end: SparkOffset = dict(start)
-        plain = _plain(start)
+        plain = source_offsets(start)
         polled: dict[int, list[SourceRecord]] = {}
         for index in self.spec.enabled_tasks:
             try:
@@ -218,8 +224,10 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
                     end[key] = [index, offset]
                     moved = True
             sequence = start.get(f"{_SEQUENCE}{index}")
-            if moved and sequence is not None:
+            if sequence is not None and (moved or polled.get(index)):
                 end[f"{_SEQUENCE}{index}"] = [index, next_batch_id()]
+            elif polled.get(index) and not moved:
+                end[f"{_POLLED}{index}"] = [index, next_batch_id()]
         ordered = dict(sorted(end.items()))
         if polled:
             self._polled[json.dumps(ordered, sort_keys=True)] = polled
@@ -249,7 +257,8 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
 
     def partitions(self, start: SparkOffset, end: SparkOffset) -> list[TaskBatch]:
         batches = [
-            TaskBatch(task=i, offsets=_plain(start)) for i in range(len(self.spec.task_configs))
+            TaskBatch(task=i, offsets=source_offsets(start))
+            for i in range(len(self.spec.task_configs))
         ]
         for key, (owner, offset) in end.items():
             before = start.get(key)
@@ -259,7 +268,7 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
                 continue
             if key.startswith(_SEQUENCE):
                 batches[owner].sequence = (0 if before is None else before[1], offset)
-            else:
+            elif not key.startswith(_MARKER):
                 batches[owner].ranges.append((key, None if before is None else before[1], offset))
         polled = self._polled.get(json.dumps(end, sort_keys=True), {})
         for index, records in polled.items():
@@ -513,4 +522,5 @@ __all__ = [
     "SourceQuerySpec",
     "class_path",
     "sequence_group",
+    "source_offsets",
 ]

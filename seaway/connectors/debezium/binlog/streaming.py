@@ -81,6 +81,7 @@ class BinlogStream:
         self._schemas: dict[Table, TableSchema] = {}
         self.gtids = start.gtids
         self.file, self.pos = start.file, start.pos
+        self.after = start  # where a restart resumes outside a transaction
         self.skip = (start.event, start.row)
         self.in_tx = False
         self.tx: Position = start
@@ -148,10 +149,18 @@ class BinlogStream:
             if self.mariadb or self.reader.auto_position:
                 self.reader.auto_position = self.gtids  # the client's reconnections resume here
         self.file, self.pos = self.reader.log_file, event.packet.log_pos
+        self.after = self._position(event)
         self.in_tx = False
         self.tx_gtid = None
         self.skip = (0, 0)
         self.events = 0
+
+    def offset(self) -> dict[str, Any]:
+        """The offset a restart would resume from now: inside a transaction its start with
+        what was emitted of it, else the position after the last transaction."""
+        if self.in_tx:
+            return self.tx.with_counters(*self.emitted).offset()
+        return self.after.offset()
 
     def _position(self, event: Any) -> Position:
         """The position after *event* outside a transaction."""
@@ -192,13 +201,6 @@ class BinlogStream:
         for index, row in enumerate(event.rows):
             if event_index == skip_event and index < skip_row:
                 continue
-            if op == "u":
-                before = schema.row(row["before_values"])
-                after = schema.row(row["after_values"])
-            elif op == "c":
-                before, after = None, schema.row(row["values"])
-            else:
-                before, after = schema.row(row["values"]), None
             self.emitted = (event_index, index + 1)
             offset = self.tx.with_counters(*self.emitted).offset()
             info = SourceInfo(
@@ -206,7 +208,19 @@ class BinlogStream:
                 file=self.reader.log_file, pos=start, row=index, server_id=event.packet.server_id,
                 gtid=self.tx_gtid,
             )  # fmt: skip
-            records += self.maker.change(schema, op, before, after, info, offset)
+            if op == "c":
+                records += self.maker.change(schema, op, None, schema.row(row["values"]), info,
+                                             offset)  # fmt: skip
+            elif op == "d":
+                records += self.maker.change(schema, op, schema.row(row["values"]), None, info,
+                                             offset)  # fmt: skip
+            else:
+                before = schema.row(row["before_values"])
+                after = schema.row(row["after_values"])
+                if schema.key(before) != schema.key(after):
+                    records += self.maker.key_change(schema, before, after, info, offset)
+                else:
+                    records += self.maker.change(schema, op, before, after, info, offset)
 
     def _schema(self, table_id: TableId, columns: Any) -> TableSchema:
         names = tuple(c.name for c in columns)

@@ -192,31 +192,11 @@ class WalStream:
         before: Struct | None = None
         if message.old is not None:
             before = self._row(schema, columns, message.old)
-        if before is not None and schema.key_schema is not None:
-            old_key, new_key = schema.key(before), schema.key(after)
-            if old_key != new_key:
-                return self._key_change(schema, before, after, old_key, new_key, info, offset)
+        if before is not None and schema.key(before) != schema.key(after):
+            return self.maker.key_change(schema, before, after, info, offset)
         if message.old_kind == "K":
             before = None  # DEFAULT identity: only the key was sent, the key did not change
         return self.maker.change(schema, "u", before, after, info, offset)
-
-    def _key_change(
-        self,
-        schema: TableSchema,
-        before: Struct,
-        after: Struct,
-        old_key: Struct | None,
-        new_key: Struct | None,
-        info: PgSourceInfo,
-        offset: dict[str, Any],
-    ) -> list[SourceRecord]:
-        """A primary key change: ``d`` under the old key (header ``__debezium.newkey``), its
-        tombstone, then ``c`` under the new key (header ``__debezium.oldkey``)."""
-        deleted = self.maker.change(schema, "d", before, None, info, offset)
-        deleted[0].headers.add("__debezium.newkey", new_key, schema.key_schema)
-        created = self.maker.change(schema, "c", None, after, info, offset)
-        created[0].headers.add("__debezium.oldkey", old_key, schema.key_schema)
-        return deleted + created
 
     def _truncate(
         self, message: pg.Truncate, position: WalPosition, offset: dict[str, Any]
@@ -296,6 +276,10 @@ class WalStream:
                     name, convert(value if isinstance(value, str) else bytes(value).decode())
                 )  # type: ignore[arg-type]
         return struct
+
+    def offset(self) -> dict[str, Any]:
+        """The offset a restart would resume from now."""
+        return self.processed.offset()
 
     # -- slot flushing ---------------------------------------------------------------------
 
