@@ -335,3 +335,49 @@ def test_restart_during_the_snapshot(
     assert {p["after"]["id"]: p["after"]["n"] for p in second[:-1]}[0] == -1  # read anew
     assert (second[-1]["op"], second[-1]["after"]) == ("c", {"id": -5, "n": -5})
     assert len(second) == rows + 2  # the second snapshot whole, once, then the insert
+
+
+def test_purged_binlog_fails_or_snapshots_when_needed(
+    tmp_path: Path, bootstrap: str, topic_name: str, server: MariaDbServer
+) -> None:
+    """A connector stopped while the binlog it stopped in is purged: Debezium's error at the
+    restart, and with ``snapshot.mode=when_needed`` a snapshot again, then the binlog."""
+    prefix = topic_name
+    db = _database(server, prefix)
+    _execute(server, db, "CREATE TABLE t (id INT PRIMARY KEY)", "INSERT INTO t VALUES (1)")
+    topic = f"{prefix}.{db}.t"
+    _create_topic(bootstrap, topic)
+    with WorkerProcess(distributed_props(bootstrap, topic_name), tmp_path / "w") as worker, \
+            TopicTail(bootstrap, topic) as tail:  # fmt: skip
+        rest = worker.rest
+        assert rest is not None
+        config = _config(server, bootstrap, prefix, db)
+        rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
+        _execute(server, db, "INSERT INTO t VALUES (2)")
+        wait_for("the snapshot and an insert", lambda: len(tail.read()) == 2)
+        rest.ok("PUT", "/connectors/cdc/stop")
+        wait_for("the stopped connector", lambda: rest.get("/connectors/cdc/status")[1][
+            "connector"]["state"] == "STOPPED")  # fmt: skip
+        _execute(server, db, "FLUSH BINARY LOGS", "INSERT INTO t VALUES (3)", "FLUSH BINARY LOGS")
+        with server.connect(db) as connection, connection.cursor() as cursor:
+            cursor.execute("SHOW BINARY LOGS")
+            cursor.execute(f"PURGE BINARY LOGS TO '{cursor.fetchall()[-1][0]}'")
+        rest.ok("PUT", "/connectors/cdc/resume")
+
+        def task_trace() -> str | None:
+            tasks = rest.get("/connectors/cdc/status")[1]["tasks"]
+            return tasks and tasks[0]["state"] == "FAILED" and tasks[0]["trace"]
+
+        trace = wait_for("the task to fail", task_trace, timeout=60)
+        assert "The connector is trying to read change stream starting at {" in trace
+        assert "file=mariadb-bin.0" in trace
+        assert "no longer available on the server" in trace
+        assert "snapshot mode when needed" in trace
+        assert len(tail.read()) == 2  # nothing read past the gap
+
+        rest.ok("PUT", "/connectors/cdc/config", {**config, "snapshot.mode": "when_needed"})
+        changes = lambda: [(k["payload"]["id"], v["payload"]["op"])  # noqa: E731
+                           for k, v, _ in tail.read()[2:]]  # fmt: skip
+        wait_for("the snapshot again", lambda: changes() == [(1, "r"), (2, "r"), (3, "r")])
+        _execute(server, db, "INSERT INTO t VALUES (4)")
+        wait_for("then the binlog", lambda: changes()[3:] == [(4, "c")])

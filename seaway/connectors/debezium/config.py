@@ -34,6 +34,7 @@ __all__ = [
     "define_snapshot_mode",
     "define_string",
     "define_topic_prefix",
+    "password_text",
     "split_patterns",
 ]
 
@@ -330,15 +331,19 @@ class Settings:
     heartbeat_topic: str
 
 
+def password_text(value: Any) -> str:
+    """The text of a parsed ``database.password`` ("" when unset)."""
+    return value.value if isinstance(value, Password) else (value or "")
+
+
 def common_settings(values: Mapping[str, Any]) -> dict[str, Any]:
     """The :class:`Settings` fields of parsed *values*, as keyword arguments."""
-    password = values[PASSWORD]
     skipped = {v.strip().lower() for v in str(values[SKIPPED_OPERATIONS]).split(",")}
     return {
         "hostname": values[HOSTNAME],
         "port": values[PORT],
         "user": values[USER],
-        "password": password.value if isinstance(password, Password) else (password or ""),
+        "password": password_text(values[PASSWORD]),
         "topic_prefix": values[TOPIC_PREFIX],
         "table_include": tuple(split_patterns(values[TABLE_INCLUDE])),
         "table_exclude": tuple(split_patterns(values[TABLE_EXCLUDE])),

@@ -1,19 +1,22 @@
 """What every Debezium connector class shares: like Debezium's, a connector runs one task
-whatever ``tasks.max`` says, and supports exactly-once (a batch's records and its offset
-commit together)."""
+whatever ``tasks.max`` says, supports exactly-once (a batch's records and its offset commit
+together), and its ``validate`` tries the connection once the keys it needs are valid."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from seaway import __version__
 from seaway.config import ConfigDef
 from seaway.connect.api import ExactlyOnceSupport, SourceConnector, Task
 from seaway.connect.api.connector import ConfigValidation
+from seaway.connectors.debezium import config as common
 from seaway.connectors.debezium.config import ConnectorConfig
 
-__all__ = ["DebeziumConnector"]
+__all__ = ["CONNECTION_KEYS", "DebeziumConnector"]
+
+CONNECTION_KEYS: Final = (common.HOSTNAME, common.PORT, common.USER, common.PASSWORD)
 
 
 class DebeziumConnector(SourceConnector):
@@ -22,6 +25,8 @@ class DebeziumConnector(SourceConnector):
 
     configuration: ClassVar[ConnectorConfig[Any]]
     task_type: ClassVar[type[Task]]
+    checked_first: ClassVar[tuple[str, ...]] = CONNECTION_KEYS
+    """The keys that must pass their checks before ``validate`` tries the connection."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -34,7 +39,22 @@ class DebeziumConnector(SourceConnector):
         return self.configuration.config_def
 
     def validate(self, connector_configs: Mapping[str, str]) -> ConfigValidation:
-        return self.configuration.validate(connector_configs)
+        """The keys' checks, then, when :attr:`checked_first` passed them, Debezium's
+        ``validateConnection``: :meth:`connection_error` on ``database.hostname``."""
+        validation = self.configuration.validate(connector_configs)
+        values = {v.name: v for v in validation.config_values}
+        if any(values[key].errors for key in self.checked_first) or any(
+            "${" in str(connector_configs.get(key, "")) for key in self.checked_first
+        ):  # a config provider's reference is resolved only when the connector starts
+            return validation
+        error = self.connection_error({name: v.value for name, v in values.items()})
+        if error is not None:
+            values[common.HOSTNAME].add_error_message(error)
+        return validation
+
+    def connection_error(self, values: Mapping[str, Any]) -> str | None:
+        """What trying the connection with the parsed *values* found wrong, else None."""
+        return None
 
     def start(self, props: dict[str, str]) -> None:
         self.configuration.settings(props)

@@ -5,9 +5,12 @@ reads."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
+from seaway.connectors.debezium import config as common
 from seaway.connectors.debezium.binlog import config as c
+from seaway.connectors.debezium.binlog import database
 from seaway.connectors.debezium.binlog.task import CONNECTOR_KEY, BinlogSourceTask
 from seaway.connectors.debezium.connector import DebeziumConnector
 
@@ -20,6 +23,14 @@ class _BinlogConnector(DebeziumConnector):
     configuration = c.CONFIG
     task_type = BinlogSourceTask
     connector_name: ClassVar[str]
+
+    def connection_error(self, values: Mapping[str, Any]) -> str | None:
+        """A connection and ``SELECT version()``; the binlog settings and grants are checked
+        when the task starts, as Debezium does."""
+        password = common.password_text(values[common.PASSWORD])
+        error = database.connection_error(values[common.HOSTNAME], values[common.PORT],
+                                          values[common.USER], password)  # fmt: skip
+        return None if error is None else f"Unable to connect: {error}"
 
     def task_config(self) -> dict[str, str]:
         return {**self.props, CONNECTOR_KEY: self.connector_name}

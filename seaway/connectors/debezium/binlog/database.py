@@ -1,9 +1,15 @@
 """The connector's SQL connections to the server: opening them, checking that the server is set
 up for change data capture (with Debezium's error texts), the binlog position, and the
-captured tables' models read from ``information_schema``."""
+captured tables' models read from ``information_schema``.
+
+Like Debezium, the connector's ``validate()`` only tests the connection
+(:func:`connection_error`); the task checks the rest at start (:func:`check_prerequisites`):
+the binlog on, in ROW format with FULL row images and row metadata, and the grants change data
+capture needs, each failing with the setting and how to fix it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -22,8 +28,11 @@ __all__ = [
     "captured_tables",
     "check_prerequisites",
     "connect",
+    "connection_error",
     "connection_settings",
     "is_mariadb",
+    "missing_from_grants",
+    "missing_privileges",
     "read_table",
 ]
 
@@ -38,10 +47,27 @@ NOT_FULL: Final = (
     "for this connector to work properly. Change the database configuration to use a "
     "binlog_row_image=FULL and restart the connector."
 )
-NO_BINLOG: Final = (
-    "The database server does not write a binary log (log_bin=OFF), which is required for this "
-    "connector to work properly. Start it with log-bin and a server-id and restart the connector."
+NOT_FULL_METADATA: Final = (
+    "The database server is not configured to use a FULL binlog_row_metadata, which Seaway's "
+    "binlog reader needs to name the columns of each row. Change the database configuration "
+    "to use a binlog_row_metadata=FULL and restart the connector."
 )
+NO_BINLOG: Final = (
+    "The database server is not configured to write a binlog (log_bin=OFF), which is required "
+    "for this connector to work properly. Start the server with the binlog on and a server id "
+    "(log-bin=mysql-bin and server-id=1 in its configuration) and restart the connector."
+)
+PRIVILEGES: Final = {
+    "SELECT": ("to read the captured tables", ("SELECT",)),
+    "REPLICATION SLAVE": ("to read the binlog", ("REPLICATION SLAVE", "REPLICATION REPLICA")),
+    "REPLICATION CLIENT": (
+        "to read the binlog position with SHOW MASTER STATUS",
+        ("REPLICATION CLIENT", "BINLOG MONITOR", "SUPER"),
+    ),
+}
+"""The privileges the connector checks: why it needs each, and the grants that give it."""
+_GRANT: Final = re.compile(r"GRANT (?P<privileges>.+?) ON (?P<scope>\S+) TO ", re.IGNORECASE)
+_MYSQL_ROLE: Final = re.compile(r"GRANT `[^`]*`@`[^`]*` TO ", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -70,15 +96,37 @@ def connection_settings(settings: Settings) -> dict[str, Any]:
     }
 
 
+def _unable(hostname: str, port: int, user: str, detail: str) -> str:
+    """Debezium's text for a connection that failed, with what failed."""
+    return f"Unable to connect to the database at {hostname}:{port} with user '{user}': {detail}"
+
+
+def _reason(error: pymysql.MySQLError) -> str:
+    return str(error.args[-1]) if error.args else str(error)
+
+
 def connect(settings: Settings, **extra: Any) -> Any:
     """A connection, or Debezium's error naming the server and the user."""
     try:
         return pymysql.connect(**connection_settings(settings), **extra)
     except pymysql.MySQLError as error:
         raise ConnectError(
-            f"Unable to connect to the database at {settings.hostname}:{settings.port} with "
-            f"user '{settings.user}': {error.args[-1] if error.args else error}"
+            _unable(settings.hostname, settings.port, settings.user, _reason(error))
         ) from error
+
+
+def connection_error(hostname: str, port: int, user: str, password: str) -> str | None:
+    """What Debezium's ``validateConnection`` checks: None when a connection opens (within
+    10 s) and runs ``SELECT version()``, else the server's error."""
+    try:
+        connection = pymysql.connect(
+            host=hostname, port=port, user=user, passwd=password, connect_timeout=10
+        )
+        with connection, connection.cursor() as cursor:
+            cursor.execute("SELECT version()")
+    except pymysql.MySQLError as error:
+        return _reason(error)
+    return None
 
 
 def _variables(connection: Any, *names: str) -> dict[str, str]:
@@ -91,14 +139,80 @@ def _variables(connection: Any, *names: str) -> dict[str, str]:
 
 
 def check_prerequisites(connection: Any) -> None:
-    """Fail unless the binlog is on, in ROW format with FULL row images."""
-    values = _variables(connection, "log_bin", "binlog_format", "binlog_row_image")
+    """Fail unless the binlog is on, in ROW format with FULL row images and row metadata
+    (where the server has the setting), and the user has the :data:`PRIVILEGES`. On failure
+    *connection* is closed: the task that opened it fails to start and is never stopped."""
+    try:
+        _check_server(connection)
+    except ConnectError:
+        connection.close()
+        raise
+
+
+def _check_server(connection: Any) -> None:
+    values = _variables(
+        connection, "log_bin", "binlog_format", "binlog_row_image", "binlog_row_metadata"
+    )
     if values.get("log_bin", "OFF").upper() != "ON":
         raise ConnectError(NO_BINLOG)
     if values.get("binlog_format", "").upper() != "ROW":
         raise ConnectError(NOT_ROW)
     if values.get("binlog_row_image", "").upper() != "FULL":
         raise ConnectError(NOT_FULL)
+    if values.get("binlog_row_metadata", "FULL").upper() != "FULL":
+        raise ConnectError(NOT_FULL_METADATA)
+    missing = missing_privileges(connection)
+    if missing:
+        user = connection.user  # PyMySQL keeps it encoded
+        user = user.decode() if isinstance(user, bytes) else str(user)
+        detail = _privileges_message(missing, _account(connection))
+        raise ConnectError(_unable(connection.host, connection.port, user, detail))
+
+
+def missing_privileges(connection: Any) -> list[str]:
+    """The :data:`PRIVILEGES` the user lacks, per its ``SHOW GRANTS``
+    (:func:`missing_from_grants`)."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW GRANTS")
+            return missing_from_grants([str(row[0]) for row in cursor.fetchall()])
+    except pymysql.MySQLError:
+        return []
+
+
+def missing_from_grants(lines: list[str]) -> list[str]:
+    """The :data:`PRIVILEGES` that the ``SHOW GRANTS`` *lines* do not give on ``*.*`` (MariaDB
+    lists the active roles' grants too); SELECT on some databases or tables counts. None are
+    missing when MySQL lists roles without their grants: it cannot be told."""
+    if any(_MYSQL_ROLE.match(line) for line in lines):
+        return []
+    every = {grant for _, grants in PRIVILEGES.values() for grant in grants}
+    granted: set[str] = set()
+    for match in filter(None, (_GRANT.match(line) for line in lines)):
+        listed = re.sub(r"\([^)]*\)", "", match["privileges"])  # column lists
+        names = {name.strip().upper() for name in listed.split(",")}
+        if names & {"ALL", "ALL PRIVILEGES"}:
+            names |= every
+        granted |= names if match["scope"] == "*.*" else names & {"SELECT"}
+    return [name for name, (_, grants) in PRIVILEGES.items() if not granted & set(grants)]
+
+
+def _account(connection: Any) -> str:
+    """``'user'@'host'``: the account the server matched (``CURRENT_USER()``)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT CURRENT_USER()")
+        user, _, host = str(cursor.fetchone()[0]).rpartition("@")
+    return "'{}'@'{}'".format(user.replace("'", "''"), host.replace("'", "''"))
+
+
+def _privileges_message(missing: list[str], account: str) -> str:
+    """Which privileges are missing, what for, and the GRANT that gives them."""
+    each = " and ".join(f"the {name} privilege ({PRIVILEGES[name][0]})" for name in missing)
+    them = "it" if len(missing) == 1 else "them"
+    return (
+        f"Access denied; the user lacks {each}. Grant {them} and restart the connector: "
+        f"GRANT {', '.join(missing)} ON *.* TO {account}"
+    )
 
 
 def is_mariadb(connection: Any) -> bool:

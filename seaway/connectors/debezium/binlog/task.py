@@ -5,11 +5,13 @@ the poll loop is :class:`~seaway.connectors.debezium.task.SnapshotThenStreamTask
 * an offset of a snapshot that did not finish: the snapshot again (Debezium's error if
   ``snapshot.mode=never``);
 * a streaming offset: the tables' models from the schema history as of the offset, then the
-  binlog from the offset, skipping what the offset says was emitted.
+  binlog from the offset, skipping what the offset says was emitted; if the offset's binlog
+  was purged, Debezium's error, or under ``when_needed`` the snapshot again.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Final
 
 from seaway.connect.api import ConnectError
@@ -19,6 +21,7 @@ from seaway.connectors.debezium.binlog.database import Filters
 from seaway.connectors.debezium.binlog.events import EventMaker
 from seaway.connectors.debezium.binlog.history import SchemaHistory
 from seaway.connectors.debezium.binlog.position import Position
+from seaway.connectors.debezium.binlog.purged import is_available, unavailable_message
 from seaway.connectors.debezium.binlog.snapshot import Snapshot
 from seaway.connectors.debezium.binlog.streaming import BinlogStream
 from seaway.connectors.debezium.binlog.tables import Table, TableId
@@ -30,6 +33,8 @@ from seaway.connectors.debezium.task import (
 )
 
 __all__ = ["CONNECTOR_KEY", "BinlogSourceTask"]
+
+log = logging.getLogger(__name__)
 
 CONNECTOR_KEY: Final = "seaway.debezium.connector"
 """Task config key: ``mariadb`` or ``mysql`` (which connector class made the task)."""
@@ -60,8 +65,16 @@ class BinlogSourceTask(SnapshotThenStreamTask[Snapshot, BinlogStream]):
         reader = self.context.offset_storage_reader() if self.context else None
         offset = reader.offset(source) if reader is not None else None
         mode = self.settings.snapshot_mode
-        if offset is not None and not Position.from_offset(offset).snapshot:
-            self._stream(Position.from_offset(offset), self.history.recover(offset))
+        position = Position.from_offset(offset) if offset is not None else None
+        if offset is not None and position is not None and not position.snapshot:
+            if is_available(self.control, position):
+                self._stream(position, self.history.recover(offset))
+            elif mode == "when_needed":
+                log.warning("The stored position is no longer on the server: %s; "
+                            "snapshot.mode=when_needed: a snapshot again", position)  # fmt: skip
+                self._snapshot(with_data=True)
+            else:
+                raise ConnectError(unavailable_message(position))
         elif offset is not None and mode == "never":
             raise ConnectError(NEVER_AFTER_SNAPSHOT)
         elif mode == "never":
@@ -70,9 +83,12 @@ class BinlogSourceTask(SnapshotThenStreamTask[Snapshot, BinlogStream]):
                       for t in database.captured_tables(self.control, self.filters)}  # fmt: skip
             self._stream(Position(file, pos, gtids), {k: v for k, v in tables.items() if v})
         else:
-            self.snapshot = Snapshot(self.maker, self.filters, self.mariadb, self.history)
-            self.after_snapshot = self.snapshot.lock_and_read_schema()
-            self.pending = self.snapshot.records(with_data=mode != "no_data")
+            self._snapshot(with_data=mode != "no_data")
+
+    def _snapshot(self, with_data: bool) -> None:
+        self.snapshot = Snapshot(self.maker, self.filters, self.mariadb, self.history)
+        self.after_snapshot = self.snapshot.lock_and_read_schema()
+        self.pending = self.snapshot.records(with_data=with_data)
 
     def _stream(self, start: Position, tables: dict[TableId, Table]) -> None:
         self.stream = BinlogStream(self.maker, self.filters, self.mariadb, start, tables,

@@ -8,11 +8,17 @@ exported snapshot's name; the connection stays open until the snapshot transacti
 imported the snapshot (an exported snapshot dies with the walsender's next command).
 Streaming uses SQL functions on an ordinary connection (see
 :mod:`~seaway.connectors.debezium.postgres.stream`).
+
+The prerequisites, as Debezium checks them: the connector's ``validate()`` connects and
+checks ``wal_level`` (:func:`validation_error`) and only logs a role without REPLICATION; the
+task checks both at start (:func:`check_prerequisites`) and fails on either, before it
+creates the publication or the slot, with the setting and how to fix it.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -35,6 +41,7 @@ __all__ = [
     "ensure_publication",
     "read_table",
     "slot_flushed_lsn",
+    "validation_error",
 ]
 
 log = logging.getLogger(__name__)
@@ -45,17 +52,31 @@ PUBLICATION_DISABLED: Final = (
 )
 
 
+_REPLICATION_GROUPS: Final = ("rds_superuser", "rdsadmin", "rdsrepladmin", "rds_replication")
+"""Roles whose members may replicate without the REPLICATION attribute (Amazon RDS)."""
+_PLAIN_NAME: Final = re.compile(r"[a-z_][a-z0-9_$]*")
+ROLES_QUERY: Final = (
+    "SELECT r.rolcanlogin AND (r.rolreplication OR r.rolsuper OR EXISTS (SELECT 1 FROM"
+    " pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid"
+    " AND g.rolname = ANY(%s))) FROM pg_roles r WHERE r.rolname = current_user"
+)
+
+
+def _open(host: str, port: int, user: str, password: str, dbname: str, **extra: Any) -> Any:
+    return psycopg.connect(
+        host=host, port=port, user=user, password=password or None, dbname=dbname,
+        application_name="seaway-debezium", **extra,
+    )  # fmt: skip
+
+
 def connect(settings: Settings, replication: bool = False, autocommit: bool = True) -> Any:
     """A connection with the session settings the text parser relies on."""
     kwargs: dict[str, Any] = {}
     if replication:
         kwargs["replication"] = "database"
     try:
-        connection = psycopg.connect(
-            host=settings.hostname, port=settings.port, user=settings.user,
-            password=settings.password or None, dbname=settings.dbname, autocommit=autocommit,
-            application_name="seaway-debezium", **kwargs,
-        )  # fmt: skip
+        connection = _open(settings.hostname, settings.port, settings.user, settings.password,
+                           settings.dbname, autocommit=autocommit, **kwargs)  # fmt: skip
     except psycopg.OperationalError as error:
         raise ConnectError(
             f"Unable to connect to the database at {settings.hostname}:{settings.port} with "
@@ -70,19 +91,62 @@ def connect(settings: Settings, replication: bool = False, autocommit: bool = Tr
     return connection
 
 
-def check_prerequisites(connection: Any, user: str) -> None:
-    """``wal_level=logical`` (else Debezium's error); a role without LOGIN and REPLICATION
-    is only logged, as Debezium does."""
+def _wal_level_error(connection: Any) -> str | None:
+    """Debezium's error for a ``wal_level`` other than ``logical``, with the fix."""
     wal_level = connection.execute("SHOW wal_level").fetchone()[0]
-    if wal_level != "logical":
-        raise ConnectError(
-            f"Postgres server wal_level property must be 'logical' but is: '{wal_level}'"
-        )
-    row = connection.execute(
-        "SELECT rolcanlogin, rolreplication, rolsuper FROM pg_roles WHERE rolname = current_user"
-    ).fetchone()
-    if row is not None and not (row[2] or (row[0] and row[1])):
-        log.warning("Postgres roles LOGIN and REPLICATION are not assigned to user: %s", user)
+    if wal_level == "logical":
+        return None
+    return (
+        f"Postgres server wal_level property must be 'logical' but is: '{wal_level}'. Set "
+        "wal_level = logical (ALTER SYSTEM SET wal_level = logical, or in postgresql.conf) "
+        "and restart the server, then the connector."
+    )
+
+
+def _may_replicate(connection: Any) -> bool:
+    """Whether the user may LOGIN and replicate: the REPLICATION attribute, a superuser, or
+    a member of an RDS replication role (Debezium's ``checkLoginReplicationRoles``)."""
+    row = connection.execute(ROLES_QUERY, (list(_REPLICATION_GROUPS),)).fetchone()
+    return row is None or bool(row[0])
+
+
+def _no_replication(user: str) -> str:
+    """Debezium's log line for a user without REPLICATION, with what fails and the fix."""
+    role = user if _PLAIN_NAME.fullmatch(user) else '"{}"'.format(user.replace('"', '""'))
+    return (
+        f"Postgres roles LOGIN and REPLICATION are not assigned to user: {user}. The "
+        "REPLICATION attribute is required to create and read the connector's replication "
+        f"slot: run ALTER ROLE {role} REPLICATION (as a superuser) and restart the connector."
+    )
+
+
+def validation_error(host: str, port: int, user: str, password: str, dbname: str) -> str | None:
+    """What Debezium's ``validateConnection`` reports: None when a connection opens (within
+    10 s) and ``wal_level`` is ``logical``, else the error; a user without REPLICATION is
+    only logged, as Debezium does."""
+    try:
+        with _open(host, port, user, password, dbname, autocommit=True,
+                   connect_timeout=10) as connection:  # fmt: skip
+            connection.execute("SELECT version()")
+            error = _wal_level_error(connection)
+            if error is None and not _may_replicate(connection):
+                log.warning("Postgres roles LOGIN and REPLICATION are not assigned to user: %s",
+                            user)  # fmt: skip
+            return error
+    except psycopg.Error as error:
+        return str(error).strip()
+
+
+def check_prerequisites(connection: Any, user: str) -> None:
+    """Fail unless ``wal_level=logical`` (Debezium's error) and the user may replicate (where
+    Debezium logs and then fails creating the slot). On failure *connection* is closed: the
+    task that opened it fails to start and is never stopped."""
+    error = _wal_level_error(connection)
+    if error is None and not _may_replicate(connection):
+        error = _no_replication(user)
+    if error is not None:
+        connection.close()
+        raise ConnectError(error)
 
 
 @dataclass(frozen=True)
@@ -176,11 +240,23 @@ def ensure_publication(connection: Any, settings: Settings, tables: list[tuple[s
             )
         else:
             statement = sql.SQL("CREATE PUBLICATION {}").format(sql.Identifier(name))
-        connection.execute(statement)
+        _create_publication(connection, settings, statement)
     elif mode == "filtered" and tables:
         connection.execute(
             sql.SQL("ALTER PUBLICATION {} SET TABLE {}").format(sql.Identifier(name), table_list)
         )
+
+
+def _create_publication(connection: Any, settings: Settings, statement: sql.Composed) -> None:
+    """Run *statement*; a user not allowed to is told what a superuser should run."""
+    try:
+        connection.execute(statement)
+    except psycopg.errors.InsufficientPrivilege as error:
+        raise ConnectError(
+            f"Unable to create publication '{settings.publication_name}' as user "
+            f"'{settings.user}': {str(error).strip()}. Have a superuser run "
+            f"{statement.as_string(connection)} and restart the connector."
+        ) from error
 
 
 def slot_flushed_lsn(connection: Any, settings: Settings) -> int | None:
