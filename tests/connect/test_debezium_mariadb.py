@@ -369,7 +369,9 @@ def test_purged_binlog_fails_or_snapshots_when_needed(
             return tasks and tasks[0]["state"] == "FAILED" and tasks[0]["trace"]
 
         trace = wait_for("the task to fail", task_trace, timeout=60)
-        assert "The connector is trying to read change stream starting at {" in trace
+        assert trace.startswith("[seaway-task 0] Task cdc-0 failed: seaway.connect.api.errors."
+                                "ConnectError: The connector is trying to read change stream "
+                                "starting at {")  # fmt: skip
         assert "file=mariadb-bin.0" in trace
         assert "no longer available on the server" in trace
         assert "snapshot mode when needed" in trace

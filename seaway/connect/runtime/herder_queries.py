@@ -213,13 +213,14 @@ class HerderQueries(HerderState):
         tasks = [t.task for t in snapshot.tasks(name)]
         failed = [task] if task is not None and task in tasks else tasks
         generation = self._status_generation(run)
+        trace = TaskFailure.trace_of(failure)
         for index in failed:
             run.failed[index] = failure
             # Safe: a worker that lost the connector meanwhile (a zombie whose transactions
             # were fenced) must not overwrite its new owner's status.
             task_id = ConnectorTaskId(name, index)
             self._put_safe(
-                TaskStatus(task_id, State.FAILED, self.worker_id, generation, trace=failure)
+                TaskStatus(task_id, State.FAILED, self.worker_id, generation, trace=trace)
             )
         log.error("Connector %s: task(s) %s failed:\n%s", name, failed, failure)
         if len(run.failed) < len(tasks):

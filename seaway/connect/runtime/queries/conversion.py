@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
@@ -282,12 +283,32 @@ def _describe(record: Any, with_contents: bool = False) -> str:
 
 
 class TaskFailure(ConnectError):
-    """A connector task raised; the message names the task so the worker can report it."""
+    """A connector task raised; the message names the task so the worker can report it, and
+    its first line says what was raised."""
 
     MARKER: Final = "[seaway-task "
 
-    def __init__(self, connector: str, task: int, trace: str) -> None:
-        super().__init__(f"{self.MARKER}{task}] Task {connector}-{task} failed:\n{trace}")
+    def __init__(self, connector: str, task: int, trace: str, headline: str = "") -> None:
+        super().__init__(
+            f"{self.MARKER}{task}] Task {connector}-{task} failed: {headline}\n{trace}"
+        )
+
+    @classmethod
+    def of(cls, connector: str, task: int, error: BaseException) -> TaskFailure:
+        """The failure of *task* raising *error*: its exception line, then its traceback."""
+        lines = "".join(traceback.format_exception_only(error)).strip().splitlines()
+        return cls(connector, task, "".join(traceback.format_exception(error)),
+                   lines[0] if lines else type(error).__name__)  # fmt: skip
+
+    @classmethod
+    def trace_of(cls, failure: str) -> str:
+        """A query's failure text for a task's ``trace``: from the task's failure on (what
+        the task raised first, as Kafka's traces start with the exception), then the text
+        Spark wrapped around it."""
+        at = failure.find(cls.MARKER)
+        if at <= 0:
+            return failure
+        return f"{failure[at:]}\n\n{failure[:at].strip()}"
 
     @classmethod
     def task_of(cls, message: str) -> int | None:

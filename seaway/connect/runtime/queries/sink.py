@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-import traceback
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -321,9 +320,7 @@ class ConnectSinkReader(KafkaMicroBatchReader):
         try:
             offsets, count, metrics = write_task(self.spec, partition.task, batches)
         except Exception as error:
-            raise TaskFailure(
-                self.spec.connector, partition.task, traceback.format_exc()
-            ) from error
+            raise TaskFailure.of(self.spec.connector, partition.task, error) from error
         if not offsets:  # nothing to commit, the counts still go to the worker
             yield (partition.task, None, None, None, count, metrics.to_json())
         for i, (topic, p, offset) in enumerate(offsets):

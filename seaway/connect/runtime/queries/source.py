@@ -26,7 +26,6 @@ import json
 import logging
 import secrets
 import time
-import traceback
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -217,7 +216,7 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
                 else:
                     planned, polled[index] = self._poll(task)
             except Exception as error:
-                raise TaskFailure(self.spec.connector, index, traceback.format_exc()) from error
+                raise TaskFailure.of(self.spec.connector, index, error) from error
             moved = False
             for key, offset in planned.items():
                 if offset != plain.get(key):
@@ -302,9 +301,7 @@ class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
         except TaskFailure:
             raise
         except Exception as error:
-            raise TaskFailure(
-                self.spec.connector, partition.task, traceback.format_exc()
-            ) from error
+            raise TaskFailure.of(self.spec.connector, partition.task, error) from error
 
 
 class _Rows:
