@@ -68,9 +68,13 @@ class TopicTail:
         self.consumer.assign([TopicPartition(topic, 0, 0)])
         self.messages: list[tuple[Any, Any, dict[str, Any]]] = []
 
-    def read(self) -> list[tuple[Any, Any, dict[str, Any]]]:
-        """Every record so far (the new ones read until the end of the partition)."""
-        while (message := self.consumer.poll(1)) is not None:
+    def read(self, limit: int | None = None) -> list[tuple[Any, Any, dict[str, Any]]]:
+        """Every record so far: the new ones read until the end of the partition, or until
+        *limit* new ones were read (a wait that must act soon, while records stream in)."""
+        stop_at = None if limit is None else len(self.messages) + limit
+        while stop_at is None or len(self.messages) < stop_at:
+            if (message := self.consumer.poll(1)) is None:
+                break
             if (error := message.error()) is not None:
                 if error.code() == -191:  # _PARTITION_EOF
                     break
