@@ -139,7 +139,7 @@ def _config_def() -> ConfigDef:
         Type.STRING,
         "${topic}",
         importance=Importance.MEDIUM,
-        doc="The table of a topic, where ${topic} is the topic's name.",
+        doc="The table of a topic, where ${topic} is the topic's name (. and - become _).",
         group="Hive",
     )
     return d  # fmt: skip

@@ -2,11 +2,12 @@
 
 A thread of the connector (on the worker) looks at the topics' folders every
 :data:`SYNC_INTERVAL_S`: a topic with files gets an external Parquet table
-``<hive.database>.<hive.table.name>`` over ``<topics.dir>/<topic>`` partitioned by the
-string column ``partition``; the schema of the newest file adds the columns the table
-lacks (a field added upstream becomes a column; older files read it as null), and each new
-``partition=<n>`` folder becomes a partition. Confluent's connector does the same from its
-writers, asynchronously; here the tables follow the files within the interval.
+``<hive.database>.<hive.table.name>`` (``.`` and ``-`` as ``_``) over
+``<topics.dir>/<topic>`` partitioned by the string column ``partition``; the schema of the
+newest file adds the columns the table lacks (a field added upstream becomes a column; older
+files read it as null), and each new ``partition=<n>`` folder becomes a partition.
+Confluent's connector does the same from its writers, asynchronously; here the tables follow
+the files within the interval.
 """
 
 from __future__ import annotations
@@ -21,12 +22,24 @@ from seaway.connect.api import ConnectError, ConnectorContext, TableCatalog
 from seaway.connectors.hdfs import config as c
 from seaway.connectors.hdfs.store import COMMITTED, open_store
 
-__all__ = ["SYNC_INTERVAL_S", "HiveSync"]
+__all__ = ["SYNC_INTERVAL_S", "HiveSync", "table_name"]
 
 log = logging.getLogger(__name__)
 
 SYNC_INTERVAL_S: Final = 2.0
 _PARTITION: Final = re.compile(r"partition=(\d+)")
+_NOT_IN_NAMES: Final = re.compile(r"[.-]")
+
+
+def table_name(pattern: str, topic: str) -> str:
+    """``hive.table.name`` for *topic*, with ``.`` and ``-`` as ``_`` as Confluent's
+    ``HiveMetaStore`` has them (Hive table names are letters, digits and ``_``): Debezium's
+    ``<prefix>.<database>.<table>`` topics get ``<prefix>_<database>_<table>``.
+
+    >>> table_name("${topic}", "cdc-1.shop.customers")
+    'cdc_1_shop_customers'
+    """
+    return _NOT_IN_NAMES.sub("_", pattern.replace("${topic}", topic))
 
 
 class HiveSync:
@@ -86,7 +99,7 @@ class HiveSync:
             if newest is None:
                 continue
             database = str(self.values[c.HIVE_DATABASE])
-            table = str(self.values[c.HIVE_TABLE_NAME]).replace("${topic}", topic)
+            table = table_name(str(self.values[c.HIVE_TABLE_NAME]), topic)
             if self.newest.get(topic) != newest:
                 with self.fs.open_input_file(newest) as handle:
                     schema = pq.read_schema(handle)

@@ -17,7 +17,14 @@ at the end of each micro-batch, which keeps the consumer offsets committed after
 ``schema.compatibility=NONE`` a new schema closes the file and starts one with the new
 schema; with ``BACKWARD`` or ``FULL`` a record of a newer schema version closes the file and
 records of older versions are projected to the newer schema (a missing optional field is
-null, a missing field with a default gets it); ``FORWARD`` the other way round.
+null, a missing field with a default gets it); ``FORWARD`` the other way round. Schema
+versions decide which is newer; where they are missing or equal (Debezium's row schemas after
+``ExtractNewRecordState`` have none, and Confluent's connector fails on them with "Schema
+version required") the fields do: a schema whose records the current one holds (it has their
+fields unchanged, its others optional or defaulted) is older, any other is newer, so a column
+added upstream rolls the file once and records of the schema before it are projected.
+Debezium's date and timestamp types become date and timestamp columns
+(:mod:`~seaway.connectors.hdfs.temporal`).
 Tombstones (null values) are skipped, as Confluent's connector does.
 """
 
@@ -46,6 +53,7 @@ from seaway.connectors.common import UniformSinkConnector
 from seaway.connectors.hdfs import config as c
 from seaway.connectors.hdfs.hive import HiveSync
 from seaway.connectors.hdfs.store import COMMITTED, TEMP_DIR, committed_name, open_store
+from seaway.connectors.hdfs.temporal import temporal_columns
 
 __all__ = ["HdfsSinkConnector", "HdfsSinkTask"]
 
@@ -155,6 +163,7 @@ class HdfsSinkTask(SinkTask):
             return
         records = pending.records
         table = structs_to_table(pending.schema, [r.value for r in records])
+        table = temporal_columns(pending.schema, table)
         first, last = records[0].kafka_offset, records[-1].kafka_offset
         temp_folder = f"{self.root}/{TEMP_DIR}/{tp.topic}/partition={tp.partition}"
         self.fs.create_dir(temp_folder, recursive=True)
@@ -219,16 +228,35 @@ class HdfsSinkTask(SinkTask):
         if current is None or mode == "NONE" or current == schema:
             self.current[tp] = schema
             return value
-        if schema.version is None or current.version is None:
-            raise ConnectError(
-                f"Schema version required for {mode} compatibility: the value schema of "
-                f"{record.topic} has none (use the AvroConverter)"
-            )
-        newer = schema.version > current.version
-        if newer == (mode != "FORWARD"):
+        if _newer(schema, current) == (mode != "FORWARD"):
             self.current[tp] = schema  # adopt it: the file rolls
             return value
         return _project(value, current)
+
+
+def _newer(schema: Schema, current: Schema) -> bool:
+    """Whether *schema* is a newer version than *current*: by their versions when they
+    differ, else by their fields (Debezium's row schemas have no version): older when
+    *current* holds every field of *schema* unchanged and its other fields are optional or
+    have defaults (so *schema*'s records project to *current* losing nothing), else newer."""
+    version, current_version = schema.version, current.version
+    if version is not None and current_version is not None and version != current_version:
+        return version > current_version
+    return not _holds(current, schema)
+
+
+def _holds(target: Schema, schema: Schema) -> bool:
+    """Whether values of *schema* project to *target* losing nothing."""
+    names = {f.name for f in target.fields}
+    for target_field in target.fields:
+        source_field = schema.field(target_field.name)
+        if source_field is None:
+            own = target_field.schema
+            if not own.is_optional and own.default_value is None:
+                return False
+        elif source_field.schema != target_field.schema:
+            return False
+    return all(f.name in names for f in schema.fields)
 
 
 def _project(value: Struct, target: Schema) -> Struct:
