@@ -135,3 +135,38 @@ def test_bad_input_gets_clear_errors(registry: RegistryServer) -> None:
         strict.from_connect_data("other", Schema.STRING_SCHEMA, "x")
     with pytest.raises(Exception, match=r"schema\.registry\.url"):
         new_converter("io.confluent.connect.avro.AvroConverter", {}, False)
+
+
+ROW = (
+    SchemaBuilder.struct().name("dbserver1.inventory.customers.Value").optional()
+    .field("id", Schema.INT32_SCHEMA).field("email", Schema.OPTIONAL_STRING_SCHEMA).build()
+)  # fmt: skip
+ENVELOPE = (
+    SchemaBuilder.struct().name("dbserver1.inventory.customers.Envelope").version(2)
+    .field("before", ROW).field("after", ROW).field("op", Schema.STRING_SCHEMA).build()
+)  # fmt: skip
+
+
+def test_a_struct_schema_used_twice_is_defined_once(registry: RegistryServer) -> None:
+    """Debezium's envelope: ``before`` and ``after`` share the row schema, which Avro allows
+    one definition; the second is a reference by name (as Confluent's AvroData writes)."""
+    update = (
+        Struct(ENVELOPE).put("before", Struct(ROW).put("id", 1).put("email", "a@example.org"))
+        .put("after", Struct(ROW).put("id", 1).put("email", "b@example.org")).put("op", "u")
+    )  # fmt: skip
+    data = _converter(registry).from_connect_data("customers", ENVELOPE, update)
+    client = SchemaRegistryClient({"url": registry.url})
+    registered = client.get_latest_version("customers-value").schema.schema_str
+    assert registered.count('"name": "Value"') + registered.count('"name":"Value"') == 1
+    assert '"dbserver1.inventory.customers.Value"' in registered  # the reference
+    read = AvroDeserializer(client)(data, SerializationContext("customers", MessageField.VALUE))
+    assert read["before"]["email"] == "a@example.org" and read["after"]["email"] == "b@example.org"
+    schema, value = _converter(registry).to_connect_data("customers", data)
+    assert schema.field("after").schema == schema.field("before").schema
+    assert schema.field("after").schema.name == "dbserver1.inventory.customers.Value"
+    assert value.get("after").get("email") == "b@example.org"
+    other = SchemaBuilder.struct().name(ROW.name).field("x", Schema.INT8_SCHEMA).build()
+    clash = SchemaBuilder.struct().name("e").field("a", ROW).field("b", other).build()
+    with pytest.raises(DataError, match="Two different schemas are named dbserver1"):
+        _converter(registry).from_connect_data("clash", clash, Struct(clash).put(
+            "a", Struct(ROW).put("id", 1)).put("b", Struct(other).put("x", 1)))  # fmt: skip

@@ -34,6 +34,10 @@ _PRIMITIVES: Final = {
     SchemaType.FLOAT64: "double", SchemaType.BOOLEAN: "boolean", SchemaType.STRING: "string",
     SchemaType.BYTES: "bytes", SchemaType.INT8: "int", SchemaType.INT16: "int",
 }  # fmt: skip
+_AVRO_PRIMITIVES: Final = frozenset(
+    {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+)
+_AVRO_TYPES: Final = _AVRO_PRIMITIVES | {"record", "enum", "array", "map", "fixed"}
 _NESTED: Final = frozenset({SchemaType.STRUCT, SchemaType.ARRAY, SchemaType.MAP})
 _LOGICAL: Final = {
     Date.LOGICAL_NAME: "date",
@@ -58,10 +62,13 @@ def from_connect_schema(schema: Schema) -> Any:
 
 
 class _AvroSchemas:
-    """One conversion: unnamed structs get ConnectDefault, ConnectDefault2, ..."""
+    """One conversion: unnamed structs get ConnectDefault, ConnectDefault2, ...; a named
+    struct met again (Debezium's ``before`` and ``after`` share ``<topic>.Value``) is referred
+    to by its full name, as Avro allows a name one definition."""
 
     def __init__(self) -> None:
         self.unnamed = 0
+        self.defined: dict[str, Schema] = {}
 
     def convert(self, schema: Schema, optional_wrap: bool = True) -> Any:
         base = self._base(schema)
@@ -107,7 +114,15 @@ class _AvroSchemas:
                 {"name": "value", "type": self.convert(value)}]}  # fmt: skip
             return {"type": "array", "items": entry, **props}
         if kind is SchemaType.STRUCT:
+            if schema.name and schema.name in self.defined:
+                if self.defined[schema.name] != schema:
+                    raise DataError(
+                        f"Two different schemas are named {schema.name} in one Avro schema, "
+                        "which allows one definition per name: rename one of the structs"
+                    )
+                return schema.name
             if schema.name:
+                self.defined[schema.name] = schema
                 name, namespace = _split(schema.name)
             else:
                 self.unnamed += 1
@@ -182,18 +197,25 @@ def from_connect_value(schema: Schema, value: Any) -> Any:
 def to_connect_schema(avro: Any) -> Schema:
     """The Connect schema of an Avro schema (as :func:`from_connect_schema` writes them;
     other Avro schemas map to the nearest Connect types)."""
-    return _connect(avro, optional=False).build()
+    return _connect(avro, optional=False, names={}).build()
 
 
-def _connect(avro: Any, optional: bool) -> SchemaBuilder:
+def _connect(avro: Any, optional: bool, names: dict[str, Any]) -> SchemaBuilder:
+    """*avro* as a Connect schema builder; *names*: the records defined so far, by full name
+    (a later use of a name refers to its definition)."""
     if isinstance(avro, list):
         branches = [b for b in avro if b != "null"]
         if len(branches) != 1:
             raise DataError(f"Avro union {avro} has no Connect equivalent (only [null, T] has)")
-        builder = _connect(branches[0], optional=False)
+        builder = _connect(branches[0], optional=False, names=names)
         return builder.optional() if len(branches) < len(avro) else builder
+    if isinstance(avro, str) and avro not in _AVRO_PRIMITIVES:
+        return _connect(_defined(avro, names), optional, names)
     node: Mapping[str, Any] = avro if isinstance(avro, dict) else {"type": avro}
     kind, logical, name = node["type"], node.get("logicalType"), node.get("connect.name")
+    if isinstance(kind, (dict, list)) or kind not in _AVRO_TYPES:  # {"type": <schema>}
+        builder = _connect(kind, optional=False, names=names)
+        return builder.optional() if optional else builder
     params = dict(node.get("connect.parameters") or {})
     if logical == "decimal" or name == Decimal.LOGICAL_NAME:
         scale = int(node.get("scale", params.get(Decimal.SCALE_FIELD, 0)))
@@ -211,10 +233,11 @@ def _connect(avro: Any, optional: bool) -> SchemaBuilder:
         builder = SchemaBuilder.struct()
         full = name or (f"{node['namespace']}.{node['name']}" if node.get("namespace")
                         else node["name"])  # fmt: skip
+        names[full] = node
         if not full.startswith(f"{NAMESPACE}.ConnectDefault"):
             builder.name(full)
         for item in node["fields"]:
-            field = _connect(item["type"], optional=False)
+            field = _connect(item["type"], optional=False, names=names)
             if "default" in item and item["default"] is not None:
                 field.default_value(_from_default(field.build(), item["default"]))
             builder.field(item["name"], field.build())
@@ -223,12 +246,13 @@ def _connect(avro: Any, optional: bool) -> SchemaBuilder:
         entry = items if isinstance(items, dict) else {}
         if entry.get("type") == "record" and entry.get("name") == "MapEntry":
             fields = {f["name"]: f["type"] for f in entry["fields"]}
-            key = _connect(fields["key"], optional=False).build()
-            builder = SchemaBuilder.map(key, _connect(fields["value"], optional=False).build())
+            key = _connect(fields["key"], optional=False, names=names).build()
+            value = _connect(fields["value"], optional=False, names=names).build()
+            builder = SchemaBuilder.map(key, value)
         else:
-            builder = SchemaBuilder.array(_connect(items, optional=False).build())
+            builder = SchemaBuilder.array(_connect(items, optional=False, names=names).build())
     elif kind == "map":
-        value = _connect(node["values"], optional=False).build()
+        value = _connect(node["values"], optional=False, names=names).build()
         builder = SchemaBuilder.map(Schema.STRING_SCHEMA, value)
     elif kind in ("int", "long", "float", "double", "boolean", "string", "bytes"):
         connect_type = node.get("connect.type")
@@ -253,6 +277,16 @@ def _connect(avro: Any, optional: bool) -> SchemaBuilder:
     if params and logical != "decimal" and name != Decimal.LOGICAL_NAME:
         builder.parameters(params)
     return builder.optional() if optional else builder
+
+
+def _defined(reference: str, names: Mapping[str, Any]) -> Any:
+    """The record a name refers to: by its full name, else by its name alone."""
+    if reference in names:
+        return names[reference]
+    matches = [node for full, node in names.items() if full.rsplit(".", 1)[-1] == reference]
+    if len(matches) != 1:
+        raise DataError(f"Avro schema refers to {reference}, which it does not define")
+    return matches[0]
 
 
 def _from_default(schema: Schema, value: Any) -> Any:
