@@ -13,8 +13,6 @@ import binascii
 import decimal
 import json
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -32,6 +30,7 @@ from seaway.connect.api.data.schema import class_name
 from seaway.connect.api.errors import DataError, SchemaBuilderError
 from seaway.connect.converters.json_config import DecimalFormat
 from seaway.connect.converters.json_text import MISSING, node_type
+from seaway.java.lru_cache import LruCache
 from seaway.java.numbers import JavaFloat, narrow, to_float32
 
 TYPE_NAMES: Final = {
@@ -114,30 +113,6 @@ def _cache_key(node: Any) -> str:
     return json.dumps(node, sort_keys=True, default=lambda d: {"$decimal": str(d)})
 
 
-class _LruCache:
-    """A small thread-safe LRU map (Kafka's ``SynchronizedCache(LRUCache)``)."""
-
-    def __init__(self, max_size: int) -> None:
-        self._max_size = max_size
-        self._entries: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get_or_compute(self, key: Any, compute: Callable[[], Any]) -> Any:
-        with self._lock:
-            if key in self._entries:
-                self._entries.move_to_end(key)
-                return self._entries[key]
-        value = compute()
-        with self._lock:
-            self._entries[key] = value
-            while len(self._entries) > self._max_size:
-                self._entries.popitem(last=False)
-        return value
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
 class JsonCodec:
     """Converts between Connect data and JSON trees with one converter's settings."""
 
@@ -149,8 +124,8 @@ class JsonCodec:
     ) -> None:
         self.decimal_format = decimal_format
         self.replace_null_with_default = replace_null_with_default
-        self.from_connect_schema_cache = _LruCache(cache_size)
-        self.to_connect_schema_cache = _LruCache(cache_size)
+        self.from_connect_schema_cache: LruCache[Schema, dict[str, Any]] = LruCache(cache_size)
+        self.to_connect_schema_cache: LruCache[Any, Schema] = LruCache(cache_size)
 
     # ------------------------------------------------------------------ schemas
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import threading
 from abc import abstractmethod
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
-from typing import Any, ClassVar, Generic, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, TypeVar
 
 from seaway.config import Config, ConfigDef, ConfigException, Importance, Type, Validator
 from seaway.connect.api.data import Field, Schema, SchemaBuilder, SchemaType, Struct
@@ -14,6 +12,7 @@ from seaway.connect.api.errors import DataError
 from seaway.connect.api.header import Headers
 from seaway.connect.api.records import ConnectRecord, SinkRecord
 from seaway.connect.api.transforms import Transformation
+from seaway.java.lru_cache import LruCache
 from seaway.java.regex import compile_java_regex
 
 R = TypeVar("R", bound=ConnectRecord)
@@ -136,40 +135,6 @@ def copy_schema_basics(source: Schema, builder: SchemaBuilder | None = None) -> 
     return builder
 
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class LruCache(Generic[K, V]):
-    """Kafka's ``SynchronizedCache(LRUCache(size))``: the *size* most recently used entries,
-    thread-safe; a pickled one starts empty, so configured transforms ship to executors."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._entries: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-            return found
-
-    def put(self, key: K, value: V) -> V:
-        with self._lock:
-            self._entries[key] = value
-            while len(self._entries) > max(self.size, 0):
-                self._entries.popitem(last=False)
-        return value
-
-    def __getstate__(self) -> dict[str, int]:
-        return {"size": self.size}
-
-    def __setstate__(self, state: dict[str, int]) -> None:
-        self.__init__(state["size"])  # type: ignore[misc]
-
-
 class SchemaCache:
     """Memoises a schema-to-schema function for the 16 most recently used schemas
     (picklable: a pickled cache starts empty)."""
@@ -287,7 +252,6 @@ def key_value_doc(base: str, family: str) -> str:
 __all__ = [
     "REPLACE_NULL_WITH_DEFAULT_CONFIG",
     "KeyOrValueTransformation",
-    "LruCache",
     "NonEmptyListValidator",
     "OnKey",
     "OnValue",

@@ -41,7 +41,7 @@ from seaway.config import (
 )
 from seaway.connect.api.data import Schema, SchemaBuilder, Struct
 from seaway.connect.api.transforms import Transformation
-from seaway.connect.transforms._util import LruCache, R, require_struct, simple_config
+from seaway.connect.transforms._util import R, require_struct, simple_config
 from seaway.connect.transforms.debezium_names import (
     ENVELOPE_SUFFIX,
     KEY_SUFFIX,
@@ -50,6 +50,7 @@ from seaway.connect.transforms.debezium_names import (
     SchemaNameAdjuster,
     is_envelope,
 )
+from seaway.java.lru_cache import LruCache
 from seaway.java.regex import JavaReplacement, compile_java_regex
 
 __all__ = ["ByLogicalTableRouter"]
