@@ -19,8 +19,8 @@ Variants:
 
 * ``copier``: ``copy_range`` at least once, with offset syncs, no metrics (the flow's
   default when no metrics endpoint is set).
-* ``copier+metrics``: the same with MM2's metrics computed (``metrics_url`` set; the
-  stats travel in the summaries, nothing is sent here).
+* ``copier+metrics``: the same with MM2's metrics computed (``metrics`` on; the
+  stats travel in the summaries, which the flow observes).
 * ``copier+eos``: the exactly-once copy: one transaction per range with the MM2 offset
   record and the marker commit (a range that starts on a fresh transactional id pays for
   ``init_transactions`` once).
@@ -185,7 +185,7 @@ def measure(variant: str, a: str, b: str, partitions: int, per_partition: int) -
         target_alias="B",
     )
     if variant == "copier+metrics":
-        spec = dataclasses.replace(spec, metrics_url="http://unused")
+        spec = dataclasses.replace(spec, metrics=True)
     if variant == "copier+eos":
         spec = dataclasses.replace(spec, exactly_once=True)
     isolation = "read_committed" if spec.exactly_once else "read_uncommitted"

@@ -204,7 +204,7 @@ class _Copy:
         self.remote = spec.remote_topic(r.topic)
         self.producer = producer
         self.syncs = syncs
-        self.stats = RunningStats() if spec.metrics_url else None
+        self.stats = RunningStats() if spec.metrics else None
         self.partition = TopicPartition(r.topic, r.partition)
         self.last = -1  # the last upstream offset acknowledged
         self.records = 0

@@ -74,7 +74,7 @@ class MirrorCopySpec:
     offset_syncs_producer: dict[str, str] = field(default_factory=dict)
     exactly_once: bool = False
     target_alias: str = ""
-    metrics_url: str | None = None  # the driver's MetricsServer.report_url; None: no metrics
+    metrics: bool = False  # compute MM2's metrics (the driver reads them from Spark's progress)
 
     @property
     def transactional_id_prefix(self) -> str:
@@ -353,7 +353,7 @@ def copy_range(spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange) -> 
         return _copy_in_transaction(spec, options, r)
     remote = spec.remote_topic(r.topic)
     producer = _target_producer(spec)
-    stats = RunningStats() if spec.metrics_url else None
+    stats = RunningStats() if spec.metrics else None
     acks = _Acks(r.topic, r.partition)
     syncs = SyncSender(spec, hold=False)
     try:
@@ -426,7 +426,7 @@ def _copy_in_transaction(
     transactional_id = spec.transactional_id(r.topic, r.partition)
     config = {**_PRODUCER_DEFAULTS, **spec.target_producer, "transactional.id": transactional_id}
     producer = pool.transactional_producer(config)
-    stats = RunningStats() if spec.metrics_url else None
+    stats = RunningStats() if spec.metrics else None
     acks = _Acks(r.topic, r.partition)
     syncs = SyncSender(spec, hold=True)
     count = 0

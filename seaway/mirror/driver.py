@@ -56,6 +56,7 @@ from seaway.mirror.config.defs import (
 )
 from seaway.mirror.console_views import mirror_console
 from seaway.mirror.heartbeat_flow import MirrorHeartbeatFlow, heartbeat_settings
+from seaway.mirror.metrics import METRICS
 from seaway.mirror.policy import replication_policy
 from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
 
@@ -71,6 +72,7 @@ planning, a summary commit and a rebuilt batch at each range edge: ~5-10 s of co
 micro-batch on two cores, about MM2's offset flush interval (10 s)."""
 _REACH_TIMEOUT_S: Final = 15.0
 _HEALTH_S: Final = 0.5
+_METRICS_S: Final = 1.0  # MM2's metrics read from the copy's progress reports
 _LANE_JOIN_S: Final = 10.0
 EXACTLY_ONCE_SOURCE_SUPPORT: Final = "exactly.once.source.support"
 
@@ -210,7 +212,7 @@ class MirrorMaker:
             settings = flow_settings(source)
             worker = self.config.worker_config(pair)
             settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
-            settings.metrics_url = self.metrics_server.report_url
+            settings.metrics = METRICS
             batch = monitoring.positive_int(
                 raw, MAX_RECORDS_PER_BATCH, MAX_RECORDS_PER_BATCH_DEFAULT, str(pair)
             )
@@ -229,9 +231,10 @@ class MirrorMaker:
                 lag_interval,
                 partial(monitoring.publish_lag, flow, watch=watch),
             )
-            # health and refresh both stop and start the flow: one lane
+            # health and refresh both stop and start the flow, metrics read its query: one lane
             lane = f"{pair} flow"
             self._every(f"{pair} health", _HEALTH_S, partial(self._restart_failed, flow), lane=lane)
+            self._every(f"{pair} metrics", _METRICS_S, flow.record_metrics, lane=lane)
             if (interval := source.refresh_topics_interval()) is not None:
                 self._every(
                     f"{pair} topic refresh", interval, flow.refresh, now + interval, lane=lane

@@ -24,11 +24,13 @@ Seaway extensions (not in MM2, named so): ``seaway-replication-lag`` (records on
 not yet copied) in the MirrorSourceConnector mbean, and ``seaway.mirror:type=Canary`` for
 the canary (:mod:`seaway.mirror.canary`).
 
-The copy tasks fold each partition's figures into a :class:`RunningStats` as they copy;
-the per-partition :class:`PartitionStats` travel in the sink's commit message; Spark runs
-the sink's ``commit`` in a Python worker of its own, which POSTs them (:func:`send_report`)
-to the driver's :mod:`seaway.mirror.metrics_server`, which records them into a
-:class:`MirrorMetrics` registry (the module-level :data:`METRICS`).
+The copy tasks fold each partition's figures into a :class:`RunningStats` as they copy; each
+range's :class:`PartitionStats` travel in its summary row, which the copy query observes
+(``DataFrame.observe``, :data:`OBSERVATION`) as Connect's queries observe their tasks'
+metrics, so they reach the driver in Spark's own progress reports; the flow reads them there
+(:meth:`~seaway.mirror.source_flow.MirrorSourceFlow.record_metrics`) into a
+:class:`MirrorMetrics` registry (the module-level :data:`METRICS`) that
+:mod:`seaway.mirror.metrics_server` serves.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ import math
 import re
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, NamedTuple
@@ -537,64 +538,37 @@ METRICS: Final = MirrorMetrics()
 """The driver's default registry."""
 
 
-# --- the sink's reports (a Spark Python worker -> the driver) --------------------------------
+# --- the copy's observed summaries (Spark's progress -> the driver) ---------------------------
+
+OBSERVATION: Final = "seaway_mirror"
+"""The name of the copy query's observed metrics (``DataFrame.observe``): one JSON object per
+range summary, ``{"topic", "partition", "last_offset", "stats"}`` (``stats``: the
+:class:`PartitionStats` JSON of the range, or null)."""
 
 
-def report_json(
+def record_ranges(
+    registry: MirrorMetrics,
     source: str,
     target: str,
-    stats: Mapping[Key, PartitionStats],
-    copied: Iterable[tuple[str, int, int]] = (),
-) -> bytes:
-    """A sink report: the batch's stats per remote topic-partition and copied offsets."""
-    return json.dumps(
-        {
-            "source": source,
-            "target": target,
-            "stats": [
-                {"topic": t, "partition": p, **s.to_dict()} for (t, p), s in sorted(stats.items())
-            ],
-            "copied": [[t, p, o] for t, p, o in copied],
-        }
-    ).encode()
-
-
-def apply_report(registry: MirrorMetrics, payload: bytes) -> None:
-    """Record a :func:`report_json` payload into *registry*."""
-    report = json.loads(payload)
-    source, target = str(report["source"]), str(report["target"])
-    stats = {
-        (str(s["topic"]), int(s["partition"])): PartitionStats.from_dict(s)
-        for s in report.get("stats", [])
-    }
-    registry.record_source(target, stats, source_alias=source)
-    registry.record_copied(
-        source, target, [(str(t), int(p), int(o)) for t, p, o in report["copied"]]
-    )
-
-
-def send_report(
-    url: str,
-    source: str,
-    target: str,
-    stats: Mapping[Key, PartitionStats],
-    copied: Iterable[tuple[str, int, int]] = (),
-    timeout: float = 5.0,
-) -> bool:
-    """POST a report to the driver's metrics server at *url*; metrics never fail the data: a
-    failure is logged and ``False`` returned."""
-    request = urllib.request.Request(
-        url,
-        data=report_json(source, target, stats, copied),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return 200 <= response.status < 300
-    except OSError as error:
-        log.warning("Could not report mirror metrics to %s: %s", url, error)
-        return False
+    ranges: Iterable[str],
+    remote_topic: Callable[[str], str],
+) -> None:
+    """Record one micro-batch's observed range summaries into *registry*: MM2's metrics per
+    remote topic-partition (*remote_topic* names it), and the last offsets copied."""
+    stats: dict[Key, PartitionStats] = {}
+    copied: list[tuple[str, int, int]] = []
+    for text in ranges:
+        summary = json.loads(text)
+        topic, partition = str(summary["topic"]), int(summary["partition"])
+        if summary.get("stats"):
+            part = PartitionStats.from_dict(json.loads(summary["stats"]))
+            stats = merge_stats(stats, {(remote_topic(topic), partition): part})
+        if int(summary["last_offset"]) >= 0:
+            copied.append((topic, partition, int(summary["last_offset"])))
+    if stats:
+        registry.record_source(target, stats, source_alias=source)
+    if copied:
+        registry.record_copied(source, target, copied)
 
 
 # --- replication lag -------------------------------------------------------------------------
@@ -637,6 +611,7 @@ __all__ = [
     "DOMAIN",
     "FLOW_TYPE",
     "METRICS",
+    "OBSERVATION",
     "REPLICATION_LAG",
     "SEAWAY_DOMAIN",
     "SOURCE_TYPE",
@@ -644,11 +619,9 @@ __all__ = [
     "MirrorMetrics",
     "PartitionStats",
     "RunningStats",
-    "apply_report",
     "lag_behind_source",
     "mbean_name",
     "merge_stats",
     "now_ms",
-    "report_json",
-    "send_report",
+    "record_ranges",
 ]

@@ -1,23 +1,19 @@
-"""The driver's metrics endpoint: Prometheus scrapes it, the mirror sink reports to it.
-
-A Python data source's streaming ``commit`` does not run in the driver's Python process:
-Spark starts a separate Python worker for it, so the sink's commit sends each micro-batch's
-figures here (:func:`~seaway.mirror.metrics.send_report`), which records them into the
-driver's :class:`~seaway.mirror.metrics.MirrorMetrics`.
+"""The driver's metrics endpoint: Prometheus scrapes it, the web console reads it. The
+figures are the driver's :class:`~seaway.mirror.metrics.MirrorMetrics`, which the flows fill
+from Spark's progress reports (the copy query observes its summaries).
 
 ``GET /metrics``  Prometheus' text format (``prometheus_client``), named as the JMX
 exporter names MM2's mbeans (lower case: ``kafka_connect_mirror_mirrorsourceconnector_
 record_count{source="A",...}``), every attribute a gauge;  ``GET /mbeans``  the mbeans as
 JSON (NaN as null);  ``GET /api/history``  an hour of records/s, bytes/s, replication latency
 and lag per flow (:data:`HISTORY_TRACKS`, sampled every 5 s; ``?name=``, ``?since=<epoch s>``);
-``POST /report``  a sink report, accepted from this host only;  ``GET /ui/``  the driver's web
+``GET /ui/``  the driver's web
 console (:mod:`seaway.mirror.console_views`). Served by Starlette on uvicorn from a daemon
 thread.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import re
 from collections.abc import Iterator
@@ -28,16 +24,14 @@ from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, generate_late
 from prometheus_client.registry import Collector
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from seaway.asgi import AsgiServer
 from seaway.console import Console, console_routes, history_route
 from seaway.metrics_history import MetricsHistory, Track
-from seaway.mirror.metrics import METRICS, MirrorMetrics, apply_report
+from seaway.mirror.metrics import METRICS, MirrorMetrics
 
-REPORT_PATH: Final = "/report"
-_MAX_REPORT: Final = 64 << 20
 _SOURCE: Final = "kafka_connect_mirror_mirrorsourceconnector_"
 _FLOW: Final = ("source", "target")
 
@@ -78,17 +72,6 @@ def exposition(registry: MirrorMetrics) -> bytes:
     return generate_latest(MirrorCollector(registry))
 
 
-def _from_this_host(request: Request) -> bool:
-    client = request.client.host if request.client else ""
-    if client == (request.scope.get("server") or ("",))[0]:
-        return True
-    try:
-        address = ipaddress.ip_address(client.split("%")[0])
-    except ValueError:
-        return False
-    return (getattr(address, "ipv4_mapped", None) or address).is_loopback
-
-
 def create_app(
     registry: MirrorMetrics, history: MetricsHistory | None = None, console: Console | None = None
 ) -> Starlette:
@@ -107,22 +90,9 @@ def create_app(
             }
         )
 
-    async def report(request: Request) -> Response:
-        if not _from_this_host(request):
-            return PlainTextResponse("reports are accepted from this host only\n", 403)
-        body = await request.body()
-        if not 0 < len(body) <= _MAX_REPORT:
-            return PlainTextResponse("a JSON report body is required\n", 400)
-        try:
-            apply_report(registry, body)
-        except (ValueError, KeyError, TypeError) as error:
-            return PlainTextResponse(f"bad report: {error}\n", 400)
-        return Response(status_code=204)
-
     routes: list[BaseRoute] = [
         Route("/metrics", metrics),
         Route("/mbeans", mbeans),
-        Route(REPORT_PATH, report, methods=["POST"]),
     ]
     if history is not None:
         routes.append(history_route(history))
@@ -160,11 +130,6 @@ class MetricsServer(AsgiServer):
                 "set seaway.metrics.port to a free port (0 picks one)"
             ) from error
         return self
-
-    @property
-    def report_url(self) -> str:
-        """What the sink's commit POSTs to (put it in the sink spec)."""
-        return self.url + REPORT_PATH
 
 
 __all__ = ["HISTORY_TRACKS", "MetricsServer", "MirrorCollector", "create_app", "exposition"]

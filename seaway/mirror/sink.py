@@ -10,15 +10,15 @@ last copied offset in MM2's Connect offsets format
 (``["MirrorSourceConnector",{"cluster","partition","topic"}]`` → ``{"offset": n}``) in
 ``mm2-offsets.<source>.internal`` on the target, where a restarted flow resumes from
 (``offset + 1``): at-least-once, never a gap. An exactly-once flow stored them in each
-range's transaction already. Then it sends the batch's MM2 metrics to the driver
-(:func:`seaway.mirror.metrics.send_report`).
+range's transaction already. MM2's metrics do not pass here: the flow observes the summary
+rows on their way (:meth:`seaway.mirror.source_flow.MirrorSourceFlow.record_metrics`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import pyarrow as pa
@@ -31,7 +31,6 @@ from seaway.mirror.copier import (
     MirrorCopySpec,
     RangeSummary,
 )
-from seaway.mirror.metrics import PartitionStats, merge_stats, send_report
 
 log = logging.getLogger(__name__)
 
@@ -45,23 +44,16 @@ MirrorSinkSpec = MirrorCopySpec
 @dataclass
 class MirrorCommitMessage(WriterCommitMessage):  # type: ignore[misc]
     """The last upstream offset copied per source partition: ``[[topic, partition, offset]]``,
-    the records copied and MM2's metrics per remote partition."""
+    and the records copied."""
 
     copied: list[tuple[str, int, int]]
     records: int
-    stats: dict[tuple[str, int], PartitionStats] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, spec: MirrorCopySpec, summaries: Iterable[RangeSummary]) -> MirrorCommitMessage:
-        """One task's summaries together (stats keyed by remote topic-partition)."""
+    def of(cls, summaries: Iterable[RangeSummary]) -> MirrorCommitMessage:
+        """One task's summaries together."""
         done = list(summaries)
-        stats: dict[tuple[str, int], PartitionStats] = {}
-        for s in done:
-            if s.stats is not None:
-                key = (spec.remote_topics.get(s.topic, s.topic), s.partition)
-                stats = merge_stats(stats, {key: s.stats})
-        copied = _latest(c for s in done for c in s.copied)
-        return cls(copied, sum(s.records for s in done), stats)
+        return cls(_latest(c for s in done for c in s.copied), sum(s.records for s in done))
 
 
 def store_copied_offsets(spec: MirrorCopySpec, copied: list[tuple[str, int, int]]) -> None:
@@ -110,17 +102,13 @@ class MirrorSinkWriter(DataSourceStreamArrowWriter):  # type: ignore[misc]
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> MirrorCommitMessage:
         summaries = (RangeSummary.from_row(row) for b in iterator for row in b.to_pylist())
-        return MirrorCommitMessage.of(self.spec, summaries)
+        return MirrorCommitMessage.of(summaries)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         done = [m for m in messages if isinstance(m, MirrorCommitMessage)]
         copied = _latest(c for m in done for c in m.copied)
         if copied and not self.spec.exactly_once:  # exactly-once tasks stored their own
             store_copied_offsets(self.spec, copied)
-        spec = self.spec
-        if spec.metrics_url:  # this runs in a Python worker, not the driver's process
-            stats = merge_stats(*(m.stats for m in done))
-            send_report(spec.metrics_url, spec.source_alias, spec.target_alias, stats, copied)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         log.warning("Mirror batch %d aborted; it is copied again from the stored offsets", batchId)

@@ -33,6 +33,7 @@ from seaway.admin import ensure_topic
 from seaway.mirror.copier import MirrorCopySpec
 from seaway.mirror.copy_source import SOURCE_NAME as COPY_SOURCE_NAME
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
+from seaway.mirror.metrics import OBSERVATION, MirrorMetrics, record_ranges
 from seaway.mirror.policy import ReplicationPolicy
 from seaway.mirror.sink import SINK_NAME
 from seaway.mirror.topic_sync import (
@@ -70,7 +71,7 @@ class FlowSettings:
     trigger_ms: int = 500
     exactly_once: bool = False
     spark_options: dict[str, str] = field(default_factory=dict)
-    metrics_url: str | None = None  # the driver's MetricsServer.report_url: MM2's metrics
+    metrics: MirrorMetrics | None = None  # the registry of MM2's metrics (None: not computed)
     canary_topic: str | None = None  # replicated whatever the topic filter says
 
     @property
@@ -94,6 +95,7 @@ class MirrorSourceFlow:
         self.spark = spark
         self.settings = settings
         self.query: Any = None
+        self._recorded: tuple[str, int] = ("", -1)  # (run id, batch id) last recorded
         self.topics: dict[str, int] = {}  # source topic -> partitions
         self._checkpoint: Path | None = None
         self._acls: AclSync | None = None
@@ -248,7 +250,7 @@ class MirrorSourceFlow:
             offset_syncs_producer=dict(s.offset_syncs_client),
             exactly_once=s.exactly_once,
             target_alias=s.target_alias,
-            metrics_url=s.metrics_url,
+            metrics=s.metrics is not None,
         )
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
         activate(self.spark)  # restarts come from the driver's job threads
@@ -267,9 +269,11 @@ class MirrorSourceFlow:
                 reader = reader.option(f"kafka.{key}", value)
         for key, value in s.spark_options.items():
             reader = reader.option(key, value)
+        summaries = reader.load()
+        if s.metrics is not None:  # MM2's metrics reach the driver in Spark's progress
+            summaries = summaries.observe(OBSERVATION, _observed_ranges())
         self.query = (
-            reader.load()
-            .writeStream.format(SINK_NAME)
+            summaries.writeStream.format(SINK_NAME)
             .option("spec", spec.to_json())
             .option("checkpointLocation", str(self._checkpoint))
             .queryName(f"mirror-source-{self.name}")
@@ -277,6 +281,26 @@ class MirrorSourceFlow:
             .start()
         )
         log.info("Flow %s copying %s", self.name, sorted(self.topics))
+
+    def record_metrics(self) -> None:
+        """Record MM2's metrics of the copy's micro-batches completed since the last call
+        (observed in Spark's progress reports) into the registry."""
+        registry, query = self.settings.metrics, self.query
+        if registry is None or query is None:
+            return
+        try:
+            progresses = query.recentProgress
+        except Exception:  # the JVM side of a stopping query
+            return
+        for progress in progresses or []:
+            batch = (str(_field(progress, "runId")), int(_field(progress, "batchId") or 0))
+            row = (_field(progress, "observedMetrics") or {}).get(OBSERVATION)
+            if row is None or (batch[0] == self._recorded[0] and batch[1] <= self._recorded[1]):
+                continue
+            self._recorded = batch
+            s = self.settings
+            record_ranges(registry, s.source_alias, s.target_alias,
+                          _field(row, "ranges") or (), self.remote_topic)  # fmt: skip
 
     def refresh(self) -> bool:
         """Restart the copy if the replicable topics or their partitions changed."""
@@ -313,6 +337,7 @@ class MirrorSourceFlow:
         return None if error is None else str(error)
 
     def stop(self) -> None:
+        self.record_metrics()  # the last batches' figures
         if self.query is not None:
             from seaway.spark.session import stop_query
 
@@ -321,6 +346,19 @@ class MirrorSourceFlow:
         if self._checkpoint is not None:
             shutil.rmtree(self._checkpoint, ignore_errors=True)
             self._checkpoint = None
+
+
+def _observed_ranges() -> Any:
+    """The copy query's observation: every range summary of a micro-batch as JSON."""
+    from pyspark.sql import functions as F
+
+    summary = F.struct("topic", "partition", "last_offset", "stats")
+    return F.collect_list(F.to_json(summary)).alias("ranges")
+
+
+def _field(row: Any, name: str) -> Any:
+    """A field of a progress report or observed row (a dict or a Row, by PySpark version)."""
+    return row.get(name) if isinstance(row, dict) else getattr(row, name, None)
 
 
 def register(spark: Any) -> None:

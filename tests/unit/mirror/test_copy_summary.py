@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -9,7 +10,7 @@ from pyspark.sql.types import IntegerType, LongType, StringType, StructField, St
 
 from seaway.mirror.copier import SUMMARY_FIELDS, MirrorCopySpec, RangeSummary
 from seaway.mirror.copy_source import parse_copy_options
-from seaway.mirror.metrics import PartitionStats
+from seaway.mirror.metrics import MirrorMetrics, PartitionStats, record_ranges
 from seaway.mirror.sink import MirrorCommitMessage, check_summary_schema
 from seaway.spark.kafka.options import KafkaOptionError
 from seaway.spark.kafka.schema import spark_schema
@@ -32,17 +33,35 @@ def test_a_summary_survives_the_trip_through_spark() -> None:
     assert bare.copied == [] and summary.copied == [("orders", 2, 19)]
 
 
-def test_commit_message_keeps_the_last_offset_per_partition_and_remote_stats() -> None:
+def test_commit_message_keeps_the_last_offset_per_partition() -> None:
     one = PartitionStats(records=2, bytes=4)
     summaries = [
         RangeSummary("orders", 0, 0, 50, 49, 50, stats=one),
         RangeSummary("orders", 0, 50, 90, 89, 40, stats=one),  # the same partition, split
         RangeSummary("orders", 1, 7, 9, -1, 0),  # only transaction markers: nothing copied
     ]
-    message = MirrorCommitMessage.of(SPEC, reversed(summaries))
+    message = MirrorCommitMessage.of(reversed(summaries))
     assert message.copied == [("orders", 0, 89)]
     assert message.records == 90
-    assert message.stats == {("A.orders", 0): PartitionStats(records=4, bytes=8)}
+
+
+def test_observed_summaries_record_remote_stats_and_copied_offsets() -> None:
+    """What the flow reads from Spark's progress (the summary rows as JSON, as the copy query
+    observes them) becomes MM2's metrics per remote partition and the copied offsets."""
+    one = PartitionStats(records=2, bytes=4)
+    summaries = [
+        RangeSummary("orders", 0, 0, 50, 49, 50, stats=one),
+        RangeSummary("orders", 0, 50, 90, 89, 40, stats=one),
+        RangeSummary("orders", 1, 7, 9, -1, 0),
+    ]
+    rows = [json.dumps(dict(zip([n for n, _ in SUMMARY_FIELDS], s.row(), strict=True)))
+            for s in summaries]  # fmt: skip
+    registry = MirrorMetrics()
+    record_ranges(registry, "A", "B", rows, lambda topic: f"A.{topic}")
+    name = "kafka.connect.mirror:type=MirrorSourceConnector,source=A,target=B,"
+    attributes = registry.snapshot()[name + "topic=A.orders,partition=0"]
+    assert (attributes["record-count"], attributes["byte-count"]) == (4, 8)
+    assert registry.copied("A", "B") == {("orders", 0): 89}
 
 
 def test_copy_options_take_the_spec_and_the_kafka_source_options() -> None:

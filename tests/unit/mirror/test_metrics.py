@@ -19,11 +19,8 @@ from seaway.mirror.metrics import (
     MirrorMetrics,
     PartitionStats,
     RunningStats,
-    apply_report,
     mbean_name,
     merge_stats,
-    report_json,
-    send_report,
 )
 from seaway.mirror.metrics_server import MetricsServer, exposition
 
@@ -355,12 +352,11 @@ def test_prometheus_text_parses() -> None:
 # --- the driver's endpoint --------------------------------------------------------------------
 
 
-def test_server_takes_reports_and_serves_metrics() -> None:
+def test_server_serves_metrics_and_history() -> None:
     metrics = MirrorMetrics()
     stats = acked_stats([("A.t", 0, NOW - 80, b"abc"), ("A.t", 1, NOW - 20, b"d")])
     with MetricsServer(metrics) as server:
-        assert send_report(server.report_url, "A", "B", stats, [("t", 0, 41), ("t", 1, 7)])
-        assert metrics.copied("A", "B") == {("t", 0): 41, ("t", 1): 7}
+        metrics.record_source("B", stats, source_alias="A")
         with urllib.request.urlopen(server.url + "/metrics", timeout=5) as response:
             assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
             samples = parse_prometheus(response.read().decode())
@@ -371,12 +367,12 @@ def test_server_takes_reports_and_serves_metrics() -> None:
             mbeans = json.load(response)
         name = "kafka.connect.mirror:type=MirrorSourceConnector,source=A,target=B,"
         assert mbeans[name + "topic=A.t,partition=0"]["record-age-ms"] == 80
-        bad = urllib.request.Request(server.report_url, data=b"{}", method="POST")
-        with pytest.raises(urllib.error.HTTPError, match="400"):
-            urllib.request.urlopen(bad, timeout=5)
+        gone = urllib.request.Request(server.url + "/report", data=b"{}", method="POST")
+        with pytest.raises(urllib.error.HTTPError, match=r"404|405"):
+            urllib.request.urlopen(gone, timeout=5)  # no loopback reports any more
         # the history per flow: a gauge at once, records/s from the second sample on
         server.history.sample()
-        assert send_report(server.report_url, "A", "B", stats)
+        metrics.record_source("B", stats, source_alias="A")
         server.history.sample()
         with urllib.request.urlopen(server.url + "/api/history", timeout=5) as response:
             history = json.load(response)
@@ -386,14 +382,4 @@ def test_server_takes_reports_and_serves_metrics() -> None:
         times, rates = history["times"], series["records_per_s"]
         steps = zip(itertools.pairwise(times), rates[1:], strict=True)
         copied = sum(r * (t - t0) for (t0, t), r in steps if r)
-        assert copied == pytest.approx(2)  # the second report's records
-        url = server.report_url
-    assert not send_report(url, "A", "B", stats, timeout=1)  # server gone: logged, no raise
-
-
-def test_report_round_trip() -> None:
-    stats = acked_stats([("A.t", 2, NOW - 5, b"abc")])
-    metrics = MirrorMetrics()
-    apply_report(metrics, report_json("A", "B", stats, [("t", 2, 10)]))
-    name = "kafka.connect.mirror:type=MirrorSourceConnector,source=A,target=B,topic=A.t,partition=2"
-    assert metrics.snapshot()[name]["replication-latency-ms"] == 25
+        assert copied == pytest.approx(2)  # the second batch's records
