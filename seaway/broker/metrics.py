@@ -54,6 +54,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 
 from seaway.metrics_history import Track
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -70,7 +71,6 @@ _QUANTILES: Final = (("0.50", 0.5), ("0.75", 0.75), ("0.95", 0.95), ("0.98", 0.9
                      ("0.99", 0.99), ("0.999", 0.999))  # fmt: skip
 _SCRAPE_TIMEOUT_S: Final = 10.0
 _TOPIC: Final = "kafka_server_brokertopicmetrics_"
-_PRODUCE, _FETCH = 0, 1
 
 # Partitions Kafka refuses before ReplicaManager appends or reads: counted nowhere.
 _NOT_REACHED: Final = frozenset(int(c) for c in (
@@ -177,12 +177,12 @@ class BrokerMetrics:
         ms = elapsed_s * 1000
         version = frame.api_version
         self._request(name).add(version, ms)
-        if frame.api_key == _FETCH:
+        if frame.api_key == ApiKey.FETCH:
             follower = getattr(frame.body, "replica_id", -1) >= 0
             self._request("FetchFollower" if follower else "FetchConsumer").add(version, ms)
             if response is not None:
                 self._count_fetch(response)
-        elif frame.api_key == _PRODUCE and response is not None:
+        elif frame.api_key == ApiKey.PRODUCE and response is not None:
             self._count_produce(response)
 
     def _request(self, name: str) -> _Requests:

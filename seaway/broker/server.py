@@ -25,6 +25,7 @@ from kio.static.primitive import i16
 from seaway.broker.handlers import handler_for
 from seaway.broker.handlers.registry import RequestContext
 from seaway.broker.session import Session, certificate_principal
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, UnsupportedVersion
 from seaway.protocol.framing import Buffer, decode_request, encode_response, peek_header
 from seaway.security.sasl import SaslAuthenticationError
@@ -38,10 +39,10 @@ log = logging.getLogger(__name__)
 __all__ = ["Connection"]
 
 _SIZE = struct.Struct(">i")
-_API_VERSIONS = i16(18)
+_API_VERSIONS = i16(ApiKey.API_VERSIONS)
 _CLOSE = object()
 _WRITE_HIGH_WATER = 4 << 20
-_SASL_APIS = (i16(17), _API_VERSIONS, i16(36))  # SaslHandshake, ApiVersions, SaslAuthenticate
+_SASL_APIS = (i16(ApiKey.SASL_HANDSHAKE), _API_VERSIONS, i16(ApiKey.SASL_AUTHENTICATE))
 _SASL_MAX_RECEIVE = 524288  # Kafka's sasl.server.max.receive.size
 
 

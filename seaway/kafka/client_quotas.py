@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from seaway.kafka.cluster import KafkaCluster
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 
@@ -31,8 +32,6 @@ USER: Final = "user"
 CLIENT_ID: Final = "client-id"
 IP: Final = "ip"
 
-_DESCRIBE: Final = 48
-_ALTER: Final = 49
 _EXACT, _DEFAULT, _SPECIFIED = 0, 1, 2
 
 Entity = tuple[tuple[str, str | None], ...]
@@ -73,7 +72,7 @@ def describe_client_quotas(
 
     def call() -> Any:
         connection = cluster.any_connection()
-        cls = connection.request_class(_DESCRIBE, 0, 1)
+        cls = connection.request_class(ApiKey.DESCRIBE_CLIENT_QUOTAS, 0, 1)
         component_cls = nested(cls, "ComponentData")
         request = make(cls, strict=strict, components=tuple(
             make(component_cls, entity_type=c.entity_type, match_type=c.match_type,
@@ -101,7 +100,7 @@ def alter_client_quotas(
 
     def call() -> Any:
         connection = cluster.any_connection()
-        cls = connection.request_class(_ALTER, 0, 1)
+        cls = connection.request_class(ApiKey.ALTER_CLIENT_QUOTAS, 0, 1)
         entry_cls, entity_cls, op_cls = (
             nested(cls, n) for n in ("EntryData", "EntityData", "OpData")
         )

@@ -17,6 +17,7 @@ from kio.schema.types import TopicName
 
 from seaway.kafka.connection import Connection, KafkaConnectionError, parse_servers
 from seaway.kafka.security import PLAINTEXT, ClientSecurity
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 
@@ -26,9 +27,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_METADATA: Final = 3
-_FIND_COORDINATOR: Final = 10
-_DESCRIBE_CONFIGS: Final = 32
 GROUP: Final = 0
 TRANSACTION: Final = 1
 
@@ -126,7 +124,7 @@ class KafkaCluster:
         """Ask for brokers and the leaders of *topics* (and of the topics already known)."""
         names = sorted({*topics, *self._partition_counts})
         connection = self.any_connection()
-        cls = connection.request_class(_METADATA, 1, 12)
+        cls = connection.request_class(ApiKey.METADATA, 1, 12)
         topic_cls = nested(cls, "MetadataRequestTopic")
         request = make(
             cls,
@@ -176,7 +174,7 @@ class KafkaCluster:
         node = self._coordinators.get((key_type, key))
         if node is None:
             connection = self.any_connection()
-            cls = connection.request_class(_FIND_COORDINATOR, 1, 3)
+            cls = connection.request_class(ApiKey.FIND_COORDINATOR, 1, 3)
             response = connection.request(make(cls, key=key, key_type=key_type))
             raise_for(response.error_code, f"FindCoordinator({key})", response.error_message)
             node = int(response.node_id)
@@ -198,7 +196,7 @@ class KafkaCluster:
     def topic_config(self, topic: str, name: str) -> str | None:
         """The value of config *name* of *topic* (the broker's default when not set)."""
         connection = self.any_connection()
-        cls = connection.request_class(_DESCRIBE_CONFIGS, 1, 4)
+        cls = connection.request_class(ApiKey.DESCRIBE_CONFIGS, 1, 4)
         resource_cls = nested(cls, "DescribeConfigsResource")
         request = make(
             cls,
@@ -234,7 +232,6 @@ class KafkaCluster:
                 backoff = min(backoff * 2, 1.0)
 
 
-_LIST_OFFSETS: Final = 2
 EARLIEST: Final = -2
 LATEST: Final = -1
 
@@ -245,7 +242,7 @@ def list_offset(cluster: KafkaCluster, topic: str, partition: int, timestamp: in
 
     def call() -> int:
         connection = cluster.leader(topic, partition)
-        cls = connection.request_class(_LIST_OFFSETS, 1, 7)
+        cls = connection.request_class(ApiKey.LIST_OFFSETS, 1, 7)
         topic_cls, partition_cls = (
             nested(cls, "ListOffsetsTopic"),
             nested(cls, "ListOffsetsPartition"),

@@ -19,12 +19,12 @@ from typing import Any, Final
 from kio import index
 
 from seaway.kafka.security import PLAINTEXT, ClientSecurity
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import decode_response, encode_request
 
 __all__ = ["Connection", "KafkaConnectionError", "Pending", "parse_servers"]
 
-_API_VERSIONS: Final = 18
 _SIZE_BYTES: Final = 4
 
 
@@ -91,7 +91,7 @@ class Connection:
         self._in_flight: deque[Pending] = deque()
         self._early: dict[int, Any] = {}
         self.versions: dict[int, tuple[int, int]] = {}
-        body = self.request(load_request_schema(_API_VERSIONS, 0)())
+        body = self.request(load_request_schema(ApiKey.API_VERSIONS, 0)())
         if body.error_code != ErrorCode.none:
             raise KafkaError(body.error_code, f"ApiVersions from {host}:{port}")
         self.versions = {

@@ -24,6 +24,7 @@ from kio.schema.types import TopicName
 
 from seaway.kafka.cluster import EARLIEST, LATEST, KafkaCluster, list_offset, raise_for
 from seaway.kafka.connection import Connection, KafkaConnectionError, Pending
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.protocol.record_codec import CONTROL_ABORT, control_type
@@ -33,7 +34,6 @@ __all__ = ["CorruptBatchError", "FetchedBatch", "PartitionFetcher"]
 
 log = logging.getLogger(__name__)
 
-_FETCH: Final = 1
 READ_UNCOMMITTED: Final = 0
 READ_COMMITTED: Final = 1
 
@@ -84,7 +84,7 @@ class PartitionFetcher:
 
     def _send(self, offset: int) -> tuple[Connection, Pending]:
         connection = self.cluster.leader(self.topic, self.partition)
-        cls = connection.request_class(_FETCH, 4, 12)
+        cls = connection.request_class(ApiKey.FETCH, 4, 12)
         topic_cls, partition_cls = nested(cls, "FetchTopic"), nested(cls, "FetchPartition")
         request = make(
             cls,

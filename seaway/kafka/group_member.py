@@ -24,6 +24,7 @@ from typing import Any, Final
 from seaway.kafka.cluster import GROUP, KafkaCluster
 from seaway.kafka.connection import KafkaConnectionError
 from seaway.kafka.security import PLAINTEXT, ClientSecurity
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 
@@ -31,10 +32,6 @@ __all__ = ["GroupMember", "Joined", "MemberMetadata"]
 
 log = logging.getLogger(__name__)
 
-_JOIN_GROUP: Final = 11
-_HEARTBEAT: Final = 12
-_LEAVE_GROUP: Final = 13
-_SYNC_GROUP: Final = 14
 
 # A heartbeat or rebalance with these errors means this member's place is gone: join anew.
 _RESET: Final = frozenset(
@@ -188,7 +185,7 @@ class GroupMember:
 
     def _join_group(self, protocols: Sequence[tuple[str, bytes]]) -> Any:
         connection = self._coordinator(self._cluster)
-        cls = connection.request_class(_JOIN_GROUP, 1, 7)
+        cls = connection.request_class(ApiKey.JOIN_GROUP, 1, 7)
         protocol_cls = nested(cls, "JoinGroupRequestProtocol")
         request = make(
             cls,
@@ -206,7 +203,7 @@ class GroupMember:
         self, generation: int, member_id: str, protocol: str, assignments: dict[str, bytes]
     ) -> bytes:
         connection = self._coordinator(self._cluster)
-        cls = connection.request_class(_SYNC_GROUP, 1, 5)
+        cls = connection.request_class(ApiKey.SYNC_GROUP, 1, 5)
         assignment_cls = nested(cls, "SyncGroupRequestAssignment")
         request = make(
             cls,
@@ -240,7 +237,7 @@ class GroupMember:
             # the caller finishes what it must do (stop revoked work) before joining again.
             try:
                 connection = self._coordinator(self._heartbeats)
-                cls = connection.request_class(_HEARTBEAT, 0, 4)
+                cls = connection.request_class(ApiKey.HEARTBEAT, 0, 4)
                 request = make(
                     cls,
                     group_id=self.group_id,
@@ -302,7 +299,7 @@ class GroupMember:
             return
         try:
             connection = self._coordinator(self._cluster)
-            cls = connection.request_class(_LEAVE_GROUP, 0, 4)
+            cls = connection.request_class(ApiKey.LEAVE_GROUP, 0, 4)
             identity_cls = nested(cls, "MemberIdentity") if cls.__version__ >= 3 else None
             members = (
                 (make(identity_cls, member_id=member_id, group_instance_id=None, reason=None),)

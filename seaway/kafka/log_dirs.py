@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
 
 from seaway.kafka.cluster import KafkaCluster, raise_for
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.framing import make
 
 __all__ = ["partition_sizes"]
-
-_DESCRIBE_LOG_DIRS: Final = 35
 
 
 def partition_sizes(cluster: KafkaCluster, node_ids: Iterable[int]) -> dict[tuple[str, int], int]:
@@ -20,7 +18,7 @@ def partition_sizes(cluster: KafkaCluster, node_ids: Iterable[int]) -> dict[tupl
     sizes: dict[tuple[str, int], int] = {}
     for node in node_ids:
         connection = cluster.connection(node)
-        cls = connection.request_class(_DESCRIBE_LOG_DIRS, 1, 4)
+        cls = connection.request_class(ApiKey.DESCRIBE_LOG_DIRS, 1, 4)
         response = connection.request(make(cls, topics=None))
         raise_for(getattr(response, "error_code", 0), f"DescribeLogDirs(broker {node})")
         for result in response.results:

@@ -31,6 +31,7 @@ from kio.schema.types import TopicName
 
 from seaway.kafka.cluster import GROUP, TRANSACTION, KafkaCluster, raise_for
 from seaway.kafka.connection import Connection, KafkaConnectionError, Pending
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.protocol.records import parse_header, restamp_producer
@@ -39,12 +40,6 @@ __all__ = ["BatchProducer", "Delivery", "ProduceError"]
 
 log = logging.getLogger(__name__)
 
-_PRODUCE: Final = 0
-_INIT_PRODUCER_ID: Final = 22
-_ADD_PARTITIONS_TO_TXN: Final = 24
-_ADD_OFFSETS_TO_TXN: Final = 25
-_END_TXN: Final = 26
-_TXN_OFFSET_COMMIT: Final = 28
 _ACKED: Final = frozenset({ErrorCode.none, ErrorCode.duplicate_sequence_number})
 
 
@@ -120,7 +115,7 @@ class BatchProducer:
                 connection = self.cluster.coordinator(self.transactional_id, TRANSACTION)
             else:
                 connection = self.cluster.any_connection()
-            cls = connection.request_class(_INIT_PRODUCER_ID, 0, 4)
+            cls = connection.request_class(ApiKey.INIT_PRODUCER_ID, 0, 4)
             response = connection.request(
                 make(
                     cls,
@@ -185,7 +180,7 @@ class BatchProducer:
             delivery.first_sent = time.monotonic()
         try:
             connection = self.cluster.leader(delivery.topic, delivery.partition)
-            cls = connection.request_class(_PRODUCE, 3, 9)
+            cls = connection.request_class(ApiKey.PRODUCE, 3, 9)
             topic_cls, partition_cls = (
                 nested(cls, "TopicProduceData"),
                 nested(cls, "PartitionProduceData"),
@@ -315,7 +310,7 @@ class BatchProducer:
 
     def _add_partition(self, topic: str, partition: int) -> None:
         def build(connection: Connection) -> None:
-            cls = connection.request_class(_ADD_PARTITIONS_TO_TXN, 0, 3)
+            cls = connection.request_class(ApiKey.ADD_PARTITIONS_TO_TXN, 0, 3)
             topic_cls = nested(cls, "AddPartitionsToTxnTopic")
             response = connection.request(
                 make(
@@ -339,7 +334,7 @@ class BatchProducer:
         self._check_usable()
 
         def commit(connection: Connection) -> None:
-            cls = connection.request_class(_TXN_OFFSET_COMMIT, 0, 3)
+            cls = connection.request_class(ApiKey.TXN_OFFSET_COMMIT, 0, 3)
             topic_cls = nested(cls, "TxnOffsetCommitRequestTopic")
             partition_cls = nested(cls, "TxnOffsetCommitRequestPartition")
             by_topic: dict[str, list[Any]] = {}
@@ -374,7 +369,7 @@ class BatchProducer:
                     raise_for(p.error_code, f"TxnOffsetCommit({group_id}, {topic.name})")
 
         self._simple_txn_request(
-            _ADD_OFFSETS_TO_TXN, f"AddOffsetsToTxn({group_id})", group_id=group_id
+            ApiKey.ADD_OFFSETS_TO_TXN, f"AddOffsetsToTxn({group_id})", group_id=group_id
         )
         self._txn_request("TxnOffsetCommit", commit, (group_id, GROUP))
 
@@ -399,7 +394,9 @@ class BatchProducer:
             self._failed = self._failed or "aborted"
 
     def _end(self, committed: bool) -> None:
-        self._simple_txn_request(_END_TXN, f"EndTxn(committed={committed})", committed=committed)
+        self._simple_txn_request(
+            ApiKey.END_TXN, f"EndTxn(committed={committed})", committed=committed
+        )
         self._in_transaction = False
         for state in self._partitions.values():
             state.in_transaction = False

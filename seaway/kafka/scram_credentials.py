@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from seaway.kafka.cluster import KafkaCluster
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.scram import MECHANISMS
 
 __all__ = ["describe_user_scram_credentials"]
 
-_DESCRIBE: Final = 50
 _NAMES: Final = {m.type_id: name for name, m in MECHANISMS.items()}
 
 # a user, and its error or its (mechanism, iterations)
@@ -32,7 +32,7 @@ def describe_user_scram_credentials(
 
     def call() -> Any:
         connection = cluster.any_connection()
-        cls = connection.request_class(_DESCRIBE, 0, 0)
+        cls = connection.request_class(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0)
         user_cls = nested(cls, "UserName")
         asked = tuple(make(user_cls, name=u) for u in users) if users else None
         response = connection.request(make(cls, users=asked))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from seaway.config import ConfigException
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.security.sasl import plain_token
 from seaway.security.scram import MECHANISMS, ScramClient, ScramError
@@ -32,8 +33,6 @@ __all__ = ["PLAINTEXT", "ClientSecurity"]
 
 _PROTOCOLS: Final = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _MECHANISMS: Final = ("PLAIN", *MECHANISMS)
-_SASL_HANDSHAKE: Final = 17
-_SASL_AUTHENTICATE: Final = 36
 
 
 class _Requester(Protocol):
@@ -125,7 +124,7 @@ class ClientSecurity:
         if not self.sasl:
             return
         assert self.mechanism and self.username is not None and self.password is not None
-        handshake = connection.request_class(_SASL_HANDSHAKE, 1, 1)
+        handshake = connection.request_class(ApiKey.SASL_HANDSHAKE, 1, 1)
         reply = connection.request(handshake(mechanism=self.mechanism))
         if reply.error_code != ErrorCode.none:
             offered = ", ".join(reply.mechanisms)
@@ -147,7 +146,7 @@ class ClientSecurity:
 
     @staticmethod
     def _round(connection: _Requester, token: bytes) -> bytes:
-        authenticate = connection.request_class(_SASL_AUTHENTICATE, 0, 2)
+        authenticate = connection.request_class(ApiKey.SASL_AUTHENTICATE, 0, 2)
         reply = connection.request(authenticate(auth_bytes=token))
         if reply.error_code != ErrorCode.none:
             raise KafkaError(reply.error_code, f"{connection.host}:{connection.port}: "

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import (
@@ -52,7 +53,7 @@ def _filter(item: Any, version: int) -> AclBindingFilter:
     )  # fmt: skip
 
 
-@handles(30, max_version=3)
+@handles(ApiKey.CREATE_ACLS, max_version=3)
 async def create_acls(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     result = nested(resp, "AclCreationResult")
@@ -79,7 +80,7 @@ async def create_acls(ctx: RequestContext) -> Any:
     return make(resp, throttle_time=ZERO, results=results)
 
 
-@handles(29, max_version=3)
+@handles(ApiKey.DESCRIBE_ACLS, max_version=3)
 async def describe_acls(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     authorizer = ctx.broker.authorizer
@@ -135,7 +136,7 @@ def _entry(cls: type, acl: AclBinding, **extra: Any) -> Any:
     )
 
 
-@handles(31, max_version=3)
+@handles(ApiKey.DELETE_ACLS, max_version=3)
 async def delete_acls(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     result, matching = nested(resp, "DeleteAclsFilterResult"), nested(resp, "DeleteAclsMatchingAcl")

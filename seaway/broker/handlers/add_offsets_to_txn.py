@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(25, max_version=3)
+@handles(ApiKey.ADD_OFFSETS_TO_TXN, max_version=3)
 async def add_offsets_to_txn(ctx: RequestContext) -> Any:
     req = ctx.request
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -48,7 +49,7 @@ def _add(ctx: RequestContext, wanted: list[tuple[str, int]]) -> dict[tuple[str, 
     return dict.fromkeys(wanted, ErrorCode.none)
 
 
-@handles(24, max_version=3)
+@handles(ApiKey.ADD_PARTITIONS_TO_TXN, max_version=3)
 async def add_partitions_to_txn(ctx: RequestContext) -> Any:
     req = ctx.request
     topics = [(t.name, list(t.partitions)) for t in req.v3_and_below_topics]

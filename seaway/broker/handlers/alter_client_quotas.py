@@ -13,6 +13,7 @@ from typing import Any
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.quotas import Alteration, Entity
 from seaway.broker.quotas.entities import entity
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -20,7 +21,7 @@ from seaway.security.acl import AclOperation, ResourceType
 _DENIED = "Cluster authorization failed."
 
 
-@handles(49, max_version=1)
+@handles(ApiKey.ALTER_CLIENT_QUOTAS, max_version=1)
 async def alter_client_quotas(ctx: RequestContext) -> Any:
     request, resp = ctx.request, ctx.response_class
     alterations: list[Alteration] = [

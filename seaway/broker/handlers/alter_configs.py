@@ -15,6 +15,7 @@ from seaway.broker.handlers.describe_configs import (
     authorize_config_resource,
 )
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation
@@ -66,7 +67,7 @@ def alter_resources(ctx: RequestContext, change: Callable[[Overrides, Any], Over
     return make(resp, throttle_time=ZERO, responses=tuple(results))
 
 
-@handles(33, max_version=2)
+@handles(ApiKey.ALTER_CONFIGS, max_version=2)
 async def alter_configs(ctx: RequestContext) -> Any:
     def replace(_: Overrides, resource: Any) -> Overrides:
         return {c.name: c.value for c in resource.configs if c.value is not None}

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -42,7 +43,7 @@ def _problem(ctx: RequestContext, item: Any, upsert: bool) -> tuple[ErrorCode, s
     return None
 
 
-@handles(51, max_version=0)
+@handles(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, max_version=0)
 async def alter_user_scram_credentials(ctx: RequestContext) -> Any:
     request, resp = ctx.request, ctx.response_class
     items = [(d, False) for d in request.deletions] + [(u, True) for u in request.upsertions]

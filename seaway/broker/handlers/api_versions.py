@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handlers, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 
@@ -17,7 +18,7 @@ def api_keys(response_class: type) -> tuple[Any, ...]:
     )
 
 
-@handles(18, max_version=4)
+@handles(ApiKey.API_VERSIONS, max_version=4)
 async def api_versions(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     return make(resp, error_code=ErrorCode.none, api_keys=api_keys(resp), throttle_time=ZERO)

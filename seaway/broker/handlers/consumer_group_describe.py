@@ -17,6 +17,7 @@ from typing import Any
 from seaway.broker.coordinator.assignors import Assignment
 from seaway.broker.coordinator.consumer_group import ConsumerGroup
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -28,7 +29,7 @@ UNAUTHORIZED_TOPICS = (
 )
 
 
-@handles(69, max_version=1)
+@handles(ApiKey.CONSUMER_GROUP_DESCRIBE, max_version=1)
 async def consumer_group_describe(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     group_cls = nested(resp, "DescribedGroup")

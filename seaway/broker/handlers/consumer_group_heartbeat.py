@@ -14,6 +14,7 @@ from typing import Any
 
 from seaway.broker.coordinator.consumer_coordinator import HeartbeatRequest
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -21,7 +22,7 @@ from seaway.security.acl import AclOperation, ResourceType
 _MS = datetime.timedelta(milliseconds=1)
 
 
-@handles(68, max_version=1)
+@handles(ApiKey.CONSUMER_GROUP_HEARTBEAT, max_version=1)
 async def consumer_group_heartbeat(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

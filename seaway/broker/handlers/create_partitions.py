@@ -10,6 +10,7 @@ from typing import Any
 
 from seaway.broker.handlers.create_topics import validate_replicas
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -28,7 +29,7 @@ def _check_assignments(ctx: RequestContext, topic: Any) -> None:
         validate_replicas(assignment.broker_ids, (ctx.broker.node_id,), 1)
 
 
-@handles(37, max_version=3)
+@handles(ApiKey.CREATE_PARTITIONS, max_version=3)
 async def create_partitions(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

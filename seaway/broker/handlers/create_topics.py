@@ -17,6 +17,7 @@ from typing import Any
 
 from seaway.broker.handlers.describe_configs import topic_entries
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -93,7 +94,7 @@ def _manual_partitions(topic: Any, node_id: int) -> int:
     return len(seen)
 
 
-@handles(19, max_version=7)
+@handles(ApiKey.CREATE_TOPICS, max_version=7)
 async def create_topics(ctx: RequestContext) -> Any:
     req = ctx.request
     broker = ctx.broker

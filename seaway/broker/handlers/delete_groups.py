@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(42, max_version=2)
+@handles(ApiKey.DELETE_GROUPS, max_version=2)
 async def delete_groups(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     result_cls = nested(resp, "DeletableGroupResult")

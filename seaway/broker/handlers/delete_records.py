@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(21, max_version=2)
+@handles(ApiKey.DELETE_RECORDS, max_version=2)
 async def delete_records(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     topic_cls = nested(resp, "DeleteRecordsTopicResult")

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(20, max_version=5)
+@handles(ApiKey.DELETE_TOPICS, max_version=5)
 async def delete_topics(ctx: RequestContext) -> Any:
     broker = ctx.broker
     resp = ctx.response_class

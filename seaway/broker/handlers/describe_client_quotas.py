@@ -12,12 +12,13 @@ from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.quotas import parse_filter
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(48, max_version=1)
+@handles(ApiKey.DESCRIBE_CLIENT_QUOTAS, max_version=1)
 async def describe_client_quotas(ctx: RequestContext) -> Any:
     request, resp = ctx.request, ctx.response_class
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -26,7 +27,7 @@ def cluster_authorized_operations(ctx: RequestContext, requested: bool) -> int:
     return ctx.authorized_operations(ResourceType.CLUSTER)
 
 
-@handles(60, max_version=1)
+@handles(ApiKey.DESCRIBE_CLUSTER, max_version=1)
 async def describe_cluster(ctx: RequestContext) -> Any:
     broker = ctx.broker
     resp = ctx.response_class

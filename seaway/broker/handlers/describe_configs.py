@@ -15,6 +15,7 @@ from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.config import TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS
 from seaway.config import ConfigDef, Type
 from seaway.config.types import convert_to_string
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import CLUSTER_NAME, AclOperation, ResourceType
@@ -120,7 +121,7 @@ def _definition(resource_type: int) -> ConfigDef:
     return TOPIC_CONFIG_DEF if resource_type == RESOURCE_TOPIC else BROKER_CONFIG_DEF
 
 
-@handles(32, max_version=4)
+@handles(ApiKey.DESCRIBE_CONFIGS, max_version=4)
 async def describe_configs(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

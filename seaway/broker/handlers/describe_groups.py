@@ -15,6 +15,7 @@ from typing import Any
 
 from seaway.broker.coordinator.group import GroupState
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -22,7 +23,7 @@ from seaway.security.acl import AclOperation, ResourceType
 OMITTED = -(2**31)
 
 
-@handles(15, max_version=6)
+@handles(ApiKey.DESCRIBE_GROUPS, max_version=6)
 async def describe_groups(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     group_cls = nested(resp, "DescribedGroup")

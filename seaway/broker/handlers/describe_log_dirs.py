@@ -7,12 +7,13 @@ import shutil
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(35, max_version=4)
+@handles(ApiKey.DESCRIBE_LOG_DIRS, max_version=4)
 async def describe_log_dirs(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     if not ctx.authorized(AclOperation.DESCRIBE, ResourceType.CLUSTER):

@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(61, max_version=0)
+@handles(ApiKey.DESCRIBE_PRODUCERS, max_version=0)
 async def describe_producers(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     topic_cls, part_cls = nested(resp, "TopicResponse"), nested(resp, "PartitionResponse")

@@ -11,12 +11,13 @@ import datetime
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(65, max_version=0)
+@handles(ApiKey.DESCRIBE_TRANSACTIONS, max_version=0)
 async def describe_transactions(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     state_cls = nested(resp, "TransactionState")
@@ -70,7 +71,7 @@ async def describe_transactions(ctx: RequestContext) -> Any:
     return make(resp, throttle_time=ZERO, transaction_states=tuple(states))
 
 
-@handles(66, max_version=1)
+@handles(ApiKey.LIST_TRANSACTIONS, max_version=1)
 async def list_transactions(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -19,7 +20,7 @@ _TWICE = "Cannot describe SCRAM credentials for the same user twice in a single 
 _DENIED = "Cluster authorization failed."
 
 
-@handles(50, max_version=0)
+@handles(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, max_version=0)
 async def describe_user_scram_credentials(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     result = nested(resp, "DescribeUserScramCredentialsResult")

@@ -24,6 +24,7 @@ from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.quotas import ClientQuotaManager, quota_user
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -79,7 +80,7 @@ def _read_all(
     return out, total, failed
 
 
-@handles(1, max_version=12)
+@handles(ApiKey.FETCH, max_version=12)
 async def fetch(ctx: RequestContext) -> Any:
     req = ctx.request
     loop = asyncio.get_running_loop()

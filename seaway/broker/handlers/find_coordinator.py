@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make
 from seaway.security.acl import AclOperation, ResourceType
@@ -24,7 +25,7 @@ _DENIED = {
 }  # fmt: skip
 
 
-@handles(10, max_version=3)
+@handles(ApiKey.FIND_COORDINATOR, max_version=3)
 async def find_coordinator(ctx: RequestContext) -> Any:
     broker = ctx.broker
     key_type = getattr(ctx.request, "key_type", GROUP)

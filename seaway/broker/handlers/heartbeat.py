@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(12, max_version=4)
+@handles(ApiKey.HEARTBEAT, max_version=4)
 async def heartbeat(ctx: RequestContext) -> Any:
     req = ctx.request
     code = ErrorCode.none

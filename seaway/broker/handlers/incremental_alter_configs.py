@@ -12,6 +12,7 @@ from seaway.broker.handlers.registry import RequestContext, handles
 from seaway.broker.log.config import TOPIC_CONFIG_DEF
 from seaway.config import Type
 from seaway.config.types import convert_to_string
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
@@ -29,7 +30,7 @@ def _as_list(overrides: Overrides, name: str) -> list[str]:
     return [v.strip() for v in current.split(",") if v.strip()]
 
 
-@handles(44, max_version=1)
+@handles(ApiKey.INCREMENTAL_ALTER_CONFIGS, max_version=1)
 async def incremental_alter_configs(ctx: RequestContext) -> Any:
     def apply(overrides: Overrides, resource: Any) -> Overrides:
         for c in resource.configs:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make
 from seaway.security.acl import AclOperation, ResourceType
@@ -28,7 +29,7 @@ def _may_write_idempotently(ctx: RequestContext) -> bool:
     )
 
 
-@handles(22, max_version=4)
+@handles(ApiKey.INIT_PRODUCER_ID, max_version=4)
 async def init_producer_id(ctx: RequestContext) -> Any:
     req = ctx.request
     pid, epoch, code = -1, -1, ErrorCode.none

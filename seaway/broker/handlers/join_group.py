@@ -11,12 +11,13 @@ from typing import Any
 
 from seaway.broker.coordinator.group_coordinator import JoinRequest, MemberIdRequired
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(11, max_version=9)
+@handles(ApiKey.JOIN_GROUP, max_version=9)
 async def join_group(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

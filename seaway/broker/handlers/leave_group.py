@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(13, max_version=5)
+@handles(ApiKey.LEAVE_GROUP, max_version=5)
 async def leave_group(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

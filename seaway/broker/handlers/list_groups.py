@@ -12,12 +12,13 @@ from typing import Any
 from seaway.broker.coordinator.consumer_group import ConsumerGroup
 from seaway.broker.coordinator.group import Group
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(16, max_version=5)
+@handles(ApiKey.LIST_GROUPS, max_version=5)
 async def list_groups(ctx: RequestContext) -> Any:
     resp = ctx.response_class
     group_cls = nested(resp, "ListedGroup")

@@ -9,6 +9,7 @@ from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.partition import PartitionLog
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -39,7 +40,7 @@ def lookup(plog: PartitionLog, timestamp: int, committed: bool = False) -> tuple
     return (found[0], found[1]) if found else (-1, -1)
 
 
-@handles(2, max_version=7)
+@handles(ApiKey.LIST_OFFSETS, max_version=7)
 async def list_offsets(ctx: RequestContext) -> Any:
     req = ctx.request
     committed = ctx.version >= 2 and req.isolation_level == 1

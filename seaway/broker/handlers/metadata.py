@@ -18,12 +18,13 @@ from seaway.broker.coordinator.offsets_topic import OFFSETS_TOPIC
 from seaway.broker.handlers.describe_cluster import NOT_REQUESTED, cluster_authorized_operations
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.topics import Topic
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(3, max_version=12)
+@handles(ApiKey.METADATA, max_version=12)
 async def metadata(ctx: RequestContext) -> Any:
     broker = ctx.broker
     req = ctx.request

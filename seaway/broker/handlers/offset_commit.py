@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(8, max_version=9)
+@handles(ApiKey.OFFSET_COMMIT, max_version=9)
 async def offset_commit(ctx: RequestContext) -> Any:
     req = ctx.request
     generation = getattr(req, "generation_id_or_member_epoch", getattr(req, "generation_id", -1))

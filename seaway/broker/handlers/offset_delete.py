@@ -15,6 +15,7 @@ from kio.serial import entity_reader
 
 from seaway.broker.coordinator.group import Group
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -43,7 +44,7 @@ def subscribed_topics(group: Group) -> set[str]:
     return topics
 
 
-@handles(47, max_version=0)
+@handles(ApiKey.OFFSET_DELETE, max_version=0)
 async def offset_delete(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

@@ -16,12 +16,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(9, max_version=9)
+@handles(ApiKey.OFFSET_FETCH, max_version=9)
 async def offset_fetch(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.security.acl import AclOperation, ResourceType
@@ -20,7 +21,7 @@ _UNDEFINED: Final = -1
 _CONSUMER: Final = -1  # replica_id of a consumer (-2: a debugging consumer)
 
 
-@handles(23, max_version=4)
+@handles(ApiKey.OFFSET_FOR_LEADER_EPOCH, max_version=4)
 async def offset_for_leader_epoch(ctx: RequestContext) -> Any:
     req = ctx.request
     resp = ctx.response_class

@@ -29,6 +29,7 @@ from seaway.broker.handlers.registry import ZERO, RequestContext, handles
 from seaway.broker.log.key_scan import null_keys
 from seaway.broker.log.partition import PartitionLog
 from seaway.broker.quotas import quota_user
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
 from seaway.protocol.record_codec import records_section
@@ -135,7 +136,7 @@ def _authorization(ctx: RequestContext) -> tuple[ErrorCode, dict[str, bool]]:
 _PartitionResult = tuple[int, ErrorCode, int, int, int, str | None, list[tuple[int, str]]]
 
 
-@handles(0, max_version=10)
+@handles(ApiKey.PRODUCE, max_version=10)
 async def produce(ctx: RequestContext) -> Any:
     req = ctx.request
     broker = ctx.broker

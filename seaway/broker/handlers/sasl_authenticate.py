@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make
 from seaway.security.sasl import SaslAuthenticationError
@@ -18,7 +19,7 @@ from seaway.security.sasl import SaslAuthenticationError
 log = logging.getLogger(__name__)
 
 
-@handles(36, max_version=2)
+@handles(ApiKey.SASL_AUTHENTICATE, max_version=2)
 async def sasl_authenticate(ctx: RequestContext) -> Any:
     session = ctx.session
     error, message, challenge = ErrorCode.none, None, b""

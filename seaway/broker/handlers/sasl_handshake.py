@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode
 from seaway.protocol.framing import make
 from seaway.security.sasl import new_server
 
 
-@handles(17, max_version=1)
+@handles(ApiKey.SASL_HANDSHAKE, max_version=1)
 async def sasl_handshake(ctx: RequestContext) -> Any:
     session, mechanisms = ctx.session, ctx.listener.mechanisms
     if session.authenticated or session.sasl is not None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.broker.handlers.registry import ZERO, RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(14, max_version=5)
+@handles(ApiKey.SYNC_GROUP, max_version=5)
 async def sync_group(ctx: RequestContext) -> Any:
     req = ctx.request
     assignments = {a.member_id: a.assignment for a in req.assignments}

@@ -16,11 +16,12 @@ from seaway.broker.handlers.offset_commit import (
     requested_offsets,
 )
 from seaway.broker.handlers.registry import RequestContext, handles
+from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.security.acl import AclOperation, ResourceType
 
 
-@handles(28, max_version=3)
+@handles(ApiKey.TXN_OFFSET_COMMIT, max_version=3)
 async def txn_offset_commit(ctx: RequestContext) -> Any:
     req = ctx.request
     offsets = requested_offsets(req)
