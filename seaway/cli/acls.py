@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Final, NoReturn
 
 from seaway.cli.admin_client import TIMEOUT_S, add_connection, admin
+from seaway.errors import SeawayError
 
 Usage = Callable[[str], NoReturn]
 
@@ -130,7 +131,7 @@ CLUSTER: Final = Pattern("CLUSTER", "kafka-cluster", "LITERAL")
 _EVERYTHING: Final = Pattern("ANY", None, "ANY")
 
 
-class CommandError(Exception):
+class CommandError(SeawayError):
     """A failure printed as ``Error while executing ACL command: ...``."""
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from seaway.config._text import java_str
+from seaway.errors import SeawayError
 
 _UNSET: Any = object()
 
 
-class ConfigException(Exception):
+class ConfigException(SeawayError):
     """A configuration problem, formatted like Kafka's ``ConfigException``.
 
     ``ConfigException(message)`` carries a free-form message;

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from seaway.errors import SeawayError
+
 __all__ = [
     "Action",
     "ActionError",
@@ -28,7 +30,7 @@ __all__ = [
 Action = Literal["pause", "resume", "restart", "restart-task"]
 
 
-class ActionError(Exception):
+class ActionError(SeawayError):
     """An action the server refused: *status* is the HTTP status to answer with."""
 
     def __init__(self, status: int, message: str) -> None:

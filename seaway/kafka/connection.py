@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from kio import index
 
+from seaway.kafka.errors import KafkaClientError
 from seaway.kafka.security import PLAINTEXT, ClientSecurity
 from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
@@ -32,7 +33,7 @@ load_request_schema = cache(index.load_request_schema)
 load_response_schema = cache(index.load_response_schema)
 
 
-class KafkaConnectionError(ConnectionError):
+class KafkaConnectionError(KafkaClientError, ConnectionError):
     """The connection to a broker failed or closed; what was in flight may be lost."""
 
 

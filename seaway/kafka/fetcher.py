@@ -24,6 +24,7 @@ from kio.schema.types import TopicName
 
 from seaway.kafka.cluster import EARLIEST, LATEST, KafkaCluster, list_offset, raise_for
 from seaway.kafka.connection import Connection, KafkaConnectionError, Pending
+from seaway.kafka.errors import KafkaClientError
 from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
@@ -41,7 +42,7 @@ DataLossHandler = Callable[[int, str, int], int]
 """``(position, what was lost, where to skip to) -> position to go on from`` (or raise)."""
 
 
-class CorruptBatchError(RuntimeError):
+class CorruptBatchError(KafkaClientError, RuntimeError):
     """A batch of the source failed its checks (CRC, framing): nothing after it is read."""
 
 

@@ -31,6 +31,7 @@ from kio.schema.types import TopicName
 
 from seaway.kafka.cluster import GROUP, TRANSACTION, KafkaCluster, raise_for
 from seaway.kafka.connection import Connection, KafkaConnectionError, Pending
+from seaway.kafka.errors import KafkaClientError
 from seaway.protocol.api_keys import ApiKey
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.framing import make, nested
@@ -43,7 +44,7 @@ log = logging.getLogger(__name__)
 _ACKED: Final = frozenset({ErrorCode.none, ErrorCode.duplicate_sequence_number})
 
 
-class ProduceError(RuntimeError):
+class ProduceError(KafkaClientError, RuntimeError):
     """A batch the target refused for good, or could not take in time."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from seaway.kafka import pool
+from seaway.kafka.errors import KafkaClientError
 
 __all__ = [
     "LibrdkafkaTransactions",
@@ -52,7 +53,7 @@ class Marker:
     previous: int | None = None
 
 
-class TransactionFenced(RuntimeError):
+class TransactionFenced(KafkaClientError, RuntimeError):
     """Another incarnation of this writer has written since this batch was planned, or has
     fenced this producer: this run must stop (the one that wrote goes on)."""
 

@@ -51,6 +51,7 @@ from confluent_kafka.admin import AdminClient
 
 from seaway.config import ConfigException
 from seaway.mirror import policy as topology
+from seaway.mirror.errors import MirrorError
 from seaway.mirror.formats import Checkpoint, SchemaError
 from seaway.mirror.policy import ReplicationPolicy, replication_policy
 
@@ -99,7 +100,7 @@ Timeout = float | timedelta
 """Seconds, or a :class:`~datetime.timedelta`."""
 
 
-class MirrorClientError(RuntimeError):
+class MirrorClientError(MirrorError, RuntimeError):
     """The cluster could not be reached, or refused a request, within the timeout."""
 
 

@@ -31,13 +31,14 @@ from seaway.admin import (
 )
 from seaway.java.regex import compile_java_regex
 from seaway.mirror.client import MirrorClient
+from seaway.mirror.errors import MirrorError
 from seaway.mirror.policy import DefaultReplicationPolicy
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
 
 _TIMEOUT_S: Final = 30.0
 
 
-class FailoverError(RuntimeError):
+class FailoverError(MirrorError, RuntimeError):
     """The group cannot be moved (active members, nothing to translate)."""
 
 

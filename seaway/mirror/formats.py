@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from seaway.connect.api.structs import OffsetAndMetadata, TopicPartition
+from seaway.mirror.errors import MirrorError
 
 VERSION: Final = 0
 """The only version of the Checkpoint and Heartbeat value schemas."""
@@ -62,7 +63,7 @@ RecordBytes = bytes | bytearray | memoryview
 """What record keys and values may be given as."""
 
 
-class SchemaError(ValueError):
+class SchemaError(MirrorError, ValueError):
     """Bytes or values that do not fit an MM2 record schema (Kafka's ``SchemaException``)."""
 
 

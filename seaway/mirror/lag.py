@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from seaway.admin import admin_client
+from seaway.mirror.errors import MirrorError
 from seaway.mirror.sink import CONNECTOR_NAME
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
 
 _TIMEOUT_S: Final = 30.0
 
 
-class LagError(RuntimeError):
+class LagError(MirrorError, RuntimeError):
     """The lag cannot be computed (unknown topic, unreachable cluster)."""
 
 

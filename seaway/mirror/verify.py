@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, cast
 
+from seaway.mirror.errors import MirrorError
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
 
 _TIMEOUT_S: Final = 30.0
@@ -50,7 +51,7 @@ Progress = Callable[[int, int], None]
 _Headers = list[tuple[str, bytes | None]]
 
 
-class VerifyError(RuntimeError):
+class VerifyError(MirrorError, RuntimeError):
     """The comparison could not be made (unknown topic, unreachable cluster, read failure)."""
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from kio.schema.errors import ErrorCode
 
+from seaway.errors import SeawayError
+
 __all__ = ["ErrorCode", "KafkaError", "UnsupportedVersion"]
 
 
-class KafkaError(Exception):
+class KafkaError(SeawayError):
     """An error that maps onto one Kafka protocol ``error_code``."""
 
     def __init__(self, code: ErrorCode, message: str | None = None) -> None:

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from crc32c import crc32c
 
+from seaway.errors import SeawayError
 from seaway.protocol.varint import encode_varint
 
 __all__ = [
@@ -51,7 +52,7 @@ ATTR_CONTROL = 0x20
 NO_PRODUCER_ID = -1
 
 
-class InvalidBatch(ValueError):
+class InvalidBatch(SeawayError, ValueError):
     """A batch whose framing, magic or CRC is wrong."""
 
     def __init__(self, message: str, *, corrupt: bool = False) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from seaway.errors import SeawayError
+
 __all__ = ["encode_varint", "read_varint"]
 
 
-class VarintError(ValueError):
+class VarintError(SeawayError, ValueError):
     """A varint that runs past 64 bits."""
 
 

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from seaway.errors import SeawayError
 from seaway.registry.compatibility import LEVELS, incompatibilities
 from seaway.registry.schemas import InvalidSchema, parse
 from seaway.registry.store import SchemaStore, SchemaVersion
@@ -34,7 +35,7 @@ MEDIA_TYPE: Final = "application/vnd.schemaregistry.v1+json"
 _MAX_VERSION: Final = 2**31 - 1
 
 
-class RegistryError(Exception):
+class RegistryError(SeawayError):
     """An error answered with Confluent's body."""
 
     def __init__(self, status: int, error_code: int, message: str) -> None:

@@ -13,10 +13,12 @@ from typing import Any
 
 from fastavro.schema import SchemaParseException, parse_schema, to_parsing_canonical_form
 
+from seaway.errors import SeawayError
+
 __all__ = ["InvalidSchema", "ParsedSchema", "canonical", "parse"]
 
 
-class InvalidSchema(ValueError):
+class InvalidSchema(SeawayError, ValueError):
     """The text is not a valid Avro schema (the message says why)."""
 
 

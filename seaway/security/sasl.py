@@ -9,6 +9,7 @@ import hmac
 from collections.abc import Callable, Mapping
 from typing import Final, Protocol
 
+from seaway.errors import SeawayError
 from seaway.security.scram import MECHANISMS, ScramCredential, ScramError, ScramServer
 
 __all__ = ["PlainServer", "SaslAuthenticationError", "SaslServer", "new_server", "plain_token"]
@@ -16,7 +17,7 @@ __all__ = ["PlainServer", "SaslAuthenticationError", "SaslServer", "new_server",
 PLAIN: Final = "PLAIN"
 
 
-class SaslAuthenticationError(Exception):
+class SaslAuthenticationError(SeawayError):
     """Authentication failed; the message is sent to the client with error 58."""
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from seaway.errors import SeawayError
+
 __all__ = [
     "MAX_ITERATIONS",
     "MECHANISMS",
@@ -32,7 +34,7 @@ MIN_ITERATIONS: Final = 4096
 MAX_ITERATIONS: Final = 16384
 
 
-class ScramError(Exception):
+class ScramError(SeawayError):
     """A SCRAM exchange that cannot go on (bad message, unknown user, wrong proof)."""
 
 

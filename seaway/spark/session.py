@@ -12,6 +12,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from seaway.spark.alias import install_kafka_alias, register
+from seaway.spark.errors import SparkKafkaError
 from seaway.spark.shipping import shipping_settings
 from seaway.spark.startup import class_data_sharing, spark_home_without_zip
 
@@ -20,7 +21,7 @@ __all__ = ["JavaMissing", "activate", "spark_session", "stop_query"]
 DEFAULT_MASTER = "local[*]"
 
 
-class JavaMissing(RuntimeError):
+class JavaMissing(SparkKafkaError, RuntimeError):
     """Spark needs a Java runtime (17 or newer)."""
 
 

@@ -38,6 +38,7 @@ from typing import Any
 from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
+from seaway.spark.errors import SparkKafkaError
 from seaway.spark.startup import cache_dir
 
 log = logging.getLogger(__name__)
@@ -242,7 +243,7 @@ def shipping_settings(
     return settings, str(unpacked)
 
 
-class NotShipped(RuntimeError):
+class NotShipped(SparkKafkaError, RuntimeError):
     """A cluster session whose Python workers were not given Seaway and its libraries."""
 
 

@@ -35,6 +35,7 @@ from seaway.broker.log.offset_map import OffsetMap
 from seaway.broker.log.segment import Segment
 from seaway.broker.log.throttler import Throttler
 from seaway.broker.log.txn_index import AbortedTxn
+from seaway.errors import SeawayError
 from seaway.protocol.record_codec import (
     CONTROL_ABORT,
     Record,
@@ -59,7 +60,7 @@ __all__ = [
 _MAX_RELATIVE_OFFSET = 0x7FFFFFFF
 
 
-class CleanerAborted(Exception):
+class CleanerAborted(SeawayError):
     """The broker is stopping: the cleaning was abandoned (its files deleted)."""
 
 

@@ -7,8 +7,10 @@ a connector only raises the right class.
 
 from __future__ import annotations
 
+from seaway.errors import SeawayError
 
-class ConnectError(Exception):
+
+class ConnectError(SeawayError):
     """Root of every Connect error (Kafka's ``ConnectException``)."""
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from seaway.connect.api.errors import AlreadyExistsError, NotFoundError
+from seaway.connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from seaway.connect.runtime.errors import ConnectRestError
 
 __all__ = [
@@ -34,7 +34,7 @@ _STATUS_TEXT = {
 }
 
 
-class WebError(Exception):
+class WebError(ConnectError):
     """A JAX-RS ``WebApplicationException``: message ``HTTP <status> <reason>``."""
 
     def __init__(self, status: int, headers: Mapping[str, str] | None = None) -> None:
@@ -43,7 +43,7 @@ class WebError(Exception):
         self.headers = dict(headers or {})
 
 
-class MappingError(Exception):
+class MappingError(ConnectError):
     """Jackson could not map the request body: answered 500 with Jackson's words."""
 
     def __init__(self, message: str, chain: tuple[tuple[str, str | int], ...] = ()) -> None:

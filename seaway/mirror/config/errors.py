@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from seaway.config import ConfigException
+from seaway.mirror.errors import MirrorError
 
 
-class MirrorConfigError(ConfigException):
+class MirrorConfigError(MirrorError, ConfigException):
     """An invalid MirrorMaker 2 configuration; the message names the offending key."""
 
 

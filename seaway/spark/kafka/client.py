@@ -15,6 +15,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from seaway.java.regex import compile_java_regex
 from seaway.kafka.client_roles import admin_settings
+from seaway.spark.errors import SparkKafkaError
 from seaway.spark.kafka.offsets import PartitionOffsets
 from seaway.spark.kafka.options import SourceOptions
 
@@ -25,7 +26,7 @@ __all__ = ["KafkaOffsetReader", "KafkaUnavailable"]
 _ONE_BY_ONE = 4  # above this many partitions, offsets are listed in one batch
 
 
-class KafkaUnavailable(RuntimeError):
+class KafkaUnavailable(SparkKafkaError, RuntimeError):
     """The cluster cannot be reached, or a topic it should have does not exist."""
 
 

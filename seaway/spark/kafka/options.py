@@ -19,6 +19,7 @@ from typing import Any, Final
 from seaway.config import ConfigDef, ConfigException, LambdaValidator, Type, convert_to_string
 from seaway.java.regex import compile_java_regex
 from seaway.kafka.java_config import to_librdkafka
+from seaway.spark.errors import SparkKafkaError
 
 __all__ = [
     "EARLIEST",
@@ -38,7 +39,7 @@ EARLIEST = -2
 LATEST = -1
 
 
-class KafkaOptionError(ValueError):
+class KafkaOptionError(SparkKafkaError, ValueError):
     """A Kafka source or sink option is missing, unknown or malformed."""
 
 

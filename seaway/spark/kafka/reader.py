@@ -25,6 +25,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from seaway.kafka import pool
 from seaway.kafka.fetcher import CorruptBatchError, PartitionFetcher
 from seaway.protocol.record_columns import BinaryColumn, Columns, decode_columns, section_of
+from seaway.spark.errors import SparkKafkaError
 from seaway.spark.kafka.options import SourceOptions
 from seaway.spark.kafka.planner import OffsetRange
 from seaway.spark.kafka.schema import HEADER_TYPE, arrow_schema
@@ -40,7 +41,7 @@ _TIMESTAMP_TYPE = pa.timestamp("us", tz="UTC")
 _EXECUTOR_GROUP = "seaway-spark-executor"
 
 
-class DataLossError(RuntimeError):
+class DataLossError(SparkKafkaError, RuntimeError):
     """Offsets a batch planned to read are gone (retention, deletion, truncation)."""
 
 

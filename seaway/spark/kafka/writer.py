@@ -38,6 +38,7 @@ from pyspark.sql.types import (
 
 from seaway.kafka import pool
 from seaway.kafka.transactions import LibrdkafkaTransactions, write_range
+from seaway.spark.errors import SparkKafkaError
 from seaway.spark.kafka.options import KafkaOptionError, SinkOptions
 from seaway.spark.kafka.transactional import SequenceFence, TaskTransaction, client_config
 
@@ -99,7 +100,7 @@ class KafkaCommitMessage(WriterCommitMessage):
     skipped: bool = False  # exactly-once: this task's part of the batch was already committed
 
 
-class DeliveryError(RuntimeError):
+class DeliveryError(SparkKafkaError, RuntimeError):
     """Kafka did not acknowledge some records."""
 
 

@@ -1,4 +1,5 @@
-"""seaway.connect.api depends on nothing in Seaway but seaway.config and the leaf seaway.java."""
+"""seaway.connect.api depends on nothing in Seaway but seaway.config, the leaf seaway.java and
+the root of Seaway's errors (seaway.errors)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import seaway.connect.api
 
 API_ROOT = Path(seaway.connect.api.__file__).parent
-ALLOWED_PREFIXES = ("seaway.config", "seaway.connect.api", "seaway.java")
+ALLOWED_PREFIXES = ("seaway.config", "seaway.connect.api", "seaway.java", "seaway.errors")
 
 
 def imported_modules(source: str, package: str) -> list[str]:
