@@ -17,23 +17,26 @@ the exit code is 1 after an error and 2 after a usage error.
 from __future__ import annotations
 
 import argparse
-import csv
-import datetime as dt
-import io
 import logging
-import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from seaway.admin import alter_offsets, committed_offsets, group_state
 from seaway.cli.admin_client import TIMEOUT_S, add_connection, admin, client_config
+from seaway.cli.group_inputs import (
+    GroupsFailure,
+    Partition,
+    export_csv,
+    parse_datetime,
+    parse_duration,
+    parse_topics,
+    read_plan,
+)
 
 log = logging.getLogger(__name__)
 
-Partition = tuple[str, int]
 
 MISSING: Final = "-"
 _SCENARIOS: Final = (
@@ -73,7 +76,6 @@ _NO_EXECUTE: Final = (
     "you are scripting this command and want to keep the current default behavior without "
     "prompting."
 )
-_OFFSET_DELETE: Final = 47
 # OffsetDelete's errors: the script's message for each (the rest: "Encounter some unknown error")
 _PARTITION_LEVEL: Final = "Encounter some partition level error, see the follow-up details:"
 _DELETE_OFFSETS_ERRORS: Final[dict[int, str]] = {
@@ -89,10 +91,6 @@ _OFFSETS_HEADER: Final = ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-
                           "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID")  # fmt: skip
 _GROUP_ID_NOT_FOUND: Final = 69
 _UNKNOWN_TOPIC: Final = "This server does not host this topic-partition."
-
-
-class _Failure(Exception):
-    """An error the script prints as ``Error: <message>``; exit code 1."""
 
 
 def add_parser(sub: Any, name: str) -> None:
@@ -193,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         return _Groups(args).run()
-    except _Failure as failure:
+    except GroupsFailure as failure:
         _print_error(str(failure))
     except KafkaException as error:
         _print_error(f"Executing consumer group command failed due to {_message(error)}")
@@ -482,7 +480,7 @@ class _Groups:
     def _topic_partitions(self, topics: Iterable[str]) -> tuple[list[Partition], list[str]]:
         """``--topic`` values as partitions (a whole topic: every partition it has) and the
         topics the cluster does not have."""
-        listed, whole = _parse_topics(topics, self.args.usage)
+        listed, whole = parse_topics(topics, self.args.usage)
         metadata = self.client.list_topics(timeout=TIMEOUT_S).topics if whole else {}
         missing = [t for t in whole if t not in metadata or metadata[t].error is not None]
         for topic in whole:
@@ -493,7 +491,7 @@ class _Groups:
     # --- reset ----------------------------------------------------------------------------
 
     def reset_offsets(self) -> None:
-        plan_file = _read_plan(self.args.from_file, self.args.group) if self.args.from_file else {}
+        plan_file = read_plan(self.args.from_file, self.args.group) if self.args.from_file else {}
         plan: dict[str, dict[Partition, int]] = {}
         for group in self._group_ids():
             state = self._group_state(group)
@@ -509,7 +507,7 @@ class _Groups:
                 alter_offsets(self.client, group, offsets, TIMEOUT_S)
             plan[group] = offsets
         if self.args.export:
-            print(_csv(plan, with_group=len(self.args.group) != 1))
+            print(export_csv(plan, with_group=len(self.args.group) != 1))
             return
         header = [_pad(("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"), (30, 30, 10, 15))]
         rows = [
@@ -573,7 +571,7 @@ class _Groups:
             return sorted(committed_offsets(self.client, group, TIMEOUT_S))
         partitions, missing = self._topic_partitions(self.args.topic)
         if missing:
-            raise _Failure(f"Executing consumer group command failed due to {_UNKNOWN_TOPIC}")
+            raise GroupsFailure(f"Executing consumer group command failed due to {_UNKNOWN_TOPIC}")
         return partitions
 
     # --- delete ---------------------------------------------------------------------------
@@ -604,13 +602,26 @@ class _Groups:
             names = ", ".join(f"'{g}'" for g in deleted)
             print(f"\nThese consumer groups were deleted successfully: {names}")
 
+    def _delete_offsets(
+        self, group: str, partitions: Sequence[Partition]
+    ) -> tuple[int, dict[Partition, int]]:
+        from seaway.config import ConfigException
+        from seaway.kafka.connection import KafkaConnectionError
+        from seaway.kafka.group_offsets import delete_group_offsets
+
+        try:
+            return delete_group_offsets(client_config(self.args), group, partitions,
+                                        self.timeout, TIMEOUT_S)  # fmt: skip
+        except (ConfigException, KafkaConnectionError) as error:
+            raise GroupsFailure(f"Executing consumer group command failed due to {error}") from None
+
     def delete_offsets(self) -> None:
         group, topics = self.args.group[0], self.args.topic
         partitions, missing = self._topic_partitions(topics)
         results: dict[Partition, int] = {(t, -1): 3 for t in missing}  # UNKNOWN_TOPIC_OR_PARTITION
         top = 0
         if partitions:
-            top, deleted = _offset_delete(client_config(self.args), group, partitions, self.timeout)
+            top, deleted = self._delete_offsets(group, partitions)
             results.update({tp: top or deleted.get(tp, 0) for tp in partitions})
             top = top or next((deleted[tp] for tp in partitions if deleted.get(tp)), 0)
         if top == 0:
@@ -679,106 +690,6 @@ def _assignment_text(partitions: list[Partition]) -> str:
     return ", ".join(parts) or MISSING
 
 
-def _csv(plan: Mapping[str, Mapping[Partition, int]], *, with_group: bool) -> str:
-    """The ``--export`` CSV: ``topic,partition,offset`` lines for one ``--group``, else with
-    the group first."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    for group, offsets in plan.items():
-        for (topic, partition), offset in sorted(offsets.items()):
-            writer.writerow([group, topic, partition, offset][0 if with_group else 1 :])
-    return out.getvalue()
-
-
-def _read_plan(path: str, groups: Sequence[str]) -> dict[str, dict[Partition, int]]:
-    """A ``--from-file`` CSV as offsets per group (the ``--export`` formats)."""
-    try:
-        rows = [row for row in csv.reader(Path(path).read_text().splitlines()) if row]
-    except OSError as error:
-        raise _Failure(f"Executing consumer group command failed due to {error}") from None
-    single = len(groups) == 1 and bool(rows) and len(rows[0]) == 3
-    plan: dict[str, dict[Partition, int]] = {}
-    for row in rows:
-        fields = [groups[0], *row] if single else row
-        try:
-            group, topic, partition, offset = fields
-            plan.setdefault(group, {})[(topic, int(partition))] = int(offset)
-        except ValueError:
-            raise _Failure(
-                f"Executing consumer group command failed due to {path}: invalid "
-                f"line {','.join(row)!r}: expected group,topic,partition,offset or "
-                "topic,partition,offset"
-            ) from None
-    return plan
-
-
-def _parse_topics(
-    topics: Iterable[str], usage: Callable[[str], Any]
-) -> tuple[list[Partition], list[str]]:
-    """``--topic`` values: the partitions named (``t:0,1``) and the whole topics (``t``)."""
-    listed: list[Partition] = []
-    whole: list[str] = []
-    for value in topics:
-        if ":" not in value:
-            whole.append(value)
-            continue
-        parts = value.split(":")
-        if len(parts) != 2:
-            usage(f"Invalid topic arg '{value}', expected topic name and partitions")
-        for partition in parts[1].split(","):
-            if not re.fullmatch(r"-?\d+", partition.strip()):
-                usage(f"Invalid partition '{partition}' specified in topic arg '{value}''")
-            listed.append((parts[0], int(partition)))
-    return listed, whole
-
-
-_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})(Z|[+-]\d{2}(?::?\d{2})?)?")
-_DURATION = re.compile(
-    r"([-+]?)P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?",
-    re.IGNORECASE,
-)
-
-
-def parse_datetime(text: str) -> int:
-    """``--to-datetime`` (``YYYY-MM-DDTHH:mm:SS.sss``, UTC unless a zone follows: ``Z``,
-    ``+hh:mm``, ``+hhmm`` or ``+hh``) in ms since the epoch."""
-    match = _DATETIME.fullmatch(text.strip())
-    try:
-        if match is None:
-            raise ValueError(text)
-        zone = match.group(2) or "Z"
-        if zone != "Z" and len(zone) == 3:
-            zone += "00"
-        stamp = dt.datetime.strptime(
-            match.group(1) + zone.replace("Z", "+0000"), "%Y-%m-%dT%H:%M:%S.%f%z"
-        )
-    except ValueError:
-        raise _Failure(
-            f'Executing consumer group command failed due to Unparseable date: "{text}"'
-        ) from None
-    return int(stamp.timestamp() * 1000)
-
-
-def parse_duration(text: str) -> int:
-    """``--by-duration`` (ISO-8601 ``PnDTnHnMn.nS``, as Java's Duration.parse) in ms."""
-    match = _DURATION.fullmatch(text.strip())
-    if match is None or not any(match.groups()[1:]) or text.strip().upper().endswith("T"):
-        raise _Failure(
-            "Executing consumer group command failed due to Text cannot be parsed to a Duration"
-        )
-    sign, days, hours, minutes, seconds, fraction = match.groups()
-    total = dt.timedelta(
-        days=int(days or 0),
-        hours=int(hours or 0),
-        minutes=int(minutes or 0),
-        seconds=int(seconds or 0),
-    )
-    millis = int(total.total_seconds() * 1000)
-    if fraction:
-        millis += (-1 if (seconds or "").startswith("-") else 1) * int(fraction.ljust(3, "0")[:3])
-    return -millis if sign == "-" else millis
-
-
 # --- clients --------------------------------------------------------------------------------
 
 
@@ -808,64 +719,3 @@ def _error_text(code: int) -> str:
     from confluent_kafka import KafkaError
 
     return str(KafkaError(code).str()).removeprefix("Broker: ")
-
-
-def _offset_delete(
-    config: Mapping[str, str], group: str, partitions: Sequence[Partition], timeout: float
-) -> tuple[int, dict[Partition, int]]:
-    """OffsetDelete (confluent-kafka has no DeleteConsumerGroupOffsets) with Seaway's
-    client: the request's error code and each partition's."""
-    from seaway.config import ConfigException
-    from seaway.kafka.cluster import GROUP, KafkaCluster
-    from seaway.kafka.connection import KafkaConnectionError
-    from seaway.kafka.security import ClientSecurity
-    from seaway.protocol.errors import ErrorCode, KafkaError
-    from seaway.protocol.framing import make, nested
-
-    try:
-        security = ClientSecurity.from_config(config)
-    except ConfigException as error:
-        raise _Failure(f"Executing consumer group command failed due to {error}") from None
-    cluster = KafkaCluster(
-        config["bootstrap.servers"],
-        client_id="seaway-groups",
-        request_timeout_s=max(timeout, 1.0),
-        security=security,
-    )
-    by_topic: dict[str, list[int]] = {}
-    for topic, partition in partitions:
-        by_topic.setdefault(topic, []).append(partition)
-
-    def call() -> Any:
-        connection = cluster.coordinator(group, GROUP)
-        cls = connection.request_class(_OFFSET_DELETE, 0, 0)
-        topic_cls = nested(cls, "OffsetDeleteRequestTopic")
-        partition_cls = nested(cls, "OffsetDeleteRequestPartition")
-        topics = tuple(
-            make(
-                topic_cls,
-                name=t,
-                partitions=tuple(make(partition_cls, partition_index=p) for p in ps),
-            )
-            for t, ps in by_topic.items()
-        )
-        response = connection.request(make(cls, group_id=group, topics=topics))
-        code = ErrorCode(response.error_code)
-        if code.retriable:  # NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...
-            raise KafkaError(code, f"OffsetDelete({group})")
-        return response
-
-    try:
-        response = cluster.retrying(call, f"OffsetDelete({group})", TIMEOUT_S)
-    except KafkaError as error:  # FindCoordinator's (GROUP_AUTHORIZATION_FAILED, ...)
-        return int(error.code), {}
-    except KafkaConnectionError as error:
-        raise _Failure(f"Executing consumer group command failed due to {error}") from None
-    finally:
-        cluster.close()
-    codes = {
-        (str(t.name), int(p.partition_index)): int(p.error_code)
-        for t in response.topics
-        for p in t.partitions
-    }
-    return int(response.error_code), codes

@@ -14,7 +14,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.broker import BrokerThread
-from seaway.cli.groups import parse_datetime, parse_duration
+from seaway.cli.group_inputs import parse_datetime, parse_duration
 from seaway.cli.main import main
 from tests.broker.acl_cluster import AclBroker, start_acl_broker
 from tests.broker.clients import quiet

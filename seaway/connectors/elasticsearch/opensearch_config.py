@@ -53,17 +53,19 @@ from seaway.connectors.elasticsearch.config import (
     TOPIC_KEY_IGNORE,
     TOPIC_SCHEMA_IGNORE,
     KeySpec,
+    client_ssl_config_def,
+    define_group,
+    search_keys,
+    urls_problem,
+)
+from seaway.connectors.elasticsearch.config_checks import (
     MappingMessages,
     Problem,
     check_props,
-    client_ssl_config_def,
-    define_group,
     password_value,
-    search_keys,
     shared_settings,
     tls_files,
     topic_resources,
-    urls_problem,
     validate_props,
 )
 from seaway.connectors.elasticsearch.settings import (

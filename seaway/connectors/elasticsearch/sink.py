@@ -42,7 +42,7 @@ from seaway.connect.api.errors import DataError
 from seaway.connect.api.sink import ErrantRecordReporter
 from seaway.connect.api.structs import OffsetAndMetadata, TopicPartition
 from seaway.connectors.common import UniformSinkConnector
-from seaway.connectors.elasticsearch import config, opensearch_config
+from seaway.connectors.elasticsearch import config, config_checks, opensearch_config
 from seaway.connectors.elasticsearch.bulk import Actions, BulkWriter
 from seaway.connectors.elasticsearch.client import SearchClient
 from seaway.connectors.elasticsearch.document_columns import documents_column, json_strings
@@ -72,13 +72,13 @@ class ElasticsearchSinkConnector(UniformSinkConnector):
     """Writes the records of its topics into Elasticsearch or OpenSearch indices."""
 
     config_def = config.CONFIG_DEF
-    settings = staticmethod(config.confluent_settings)
+    settings = staticmethod(config_checks.confluent_settings)
 
     def task_class(self) -> type[Task]:
         return ElasticsearchSinkTask
 
     def validate(self, connector_configs: Mapping[str, str]) -> ConfigValidation:
-        return config.validate_confluent(connector_configs)
+        return config_checks.validate_confluent(connector_configs)
 
 
 class OpensearchSinkConnector(ElasticsearchSinkConnector):
@@ -132,7 +132,7 @@ class ElasticsearchSinkTask(BatchSinkTask):
     """Turns records into bulk actions and waits for them in ``pre_commit``."""
 
     parse: ClassVar[staticmethod[[Mapping[str, str]], SinkSettings]] = staticmethod(
-        config.confluent_settings
+        config_checks.confluent_settings
     )
 
     def version(self) -> str:

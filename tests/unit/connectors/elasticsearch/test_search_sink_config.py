@@ -13,6 +13,8 @@ import pytest
 from seaway.config import ConfigException, ConfigKey, Importance, Range, Type
 from seaway.connectors.elasticsearch.config import (
     CONFIG_DEF,
+)
+from seaway.connectors.elasticsearch.config_checks import (
     confluent_settings,
     validate_confluent,
 )
