@@ -477,7 +477,7 @@ class _Session:
         """An empty DescribeAcls answer may hide SECURITY_DISABLED (librdkafka drops the
         error code): ask the broker for its ``authorizer.class.name``."""
         if not self._checked:
-            from seaway.admin import authorizer_class
+            from seaway.kafka.admin import authorizer_class
 
             self._authorizer, self._checked = authorizer_class(self.client), True
         if self._authorizer == "":

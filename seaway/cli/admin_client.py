@@ -45,7 +45,7 @@ def client_config(args: argparse.Namespace) -> dict[str, str]:
 
 def admin(args: argparse.Namespace) -> Any:
     """An AdminClient for ``--bootstrap-server`` with the ``--command-config`` settings."""
-    from seaway.admin import admin_client
+    from seaway.kafka.admin import admin_client
 
     return admin_client(client_config(args))
 

@@ -23,7 +23,6 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from seaway.admin import alter_offsets, committed_offsets, group_state
 from seaway.cli.admin_client import TIMEOUT_S, add_connection, admin, client_config
 from seaway.cli.group_inputs import (
     GroupsFailure,
@@ -34,6 +33,7 @@ from seaway.cli.group_inputs import (
     parse_topics,
     read_plan,
 )
+from seaway.kafka.admin import alter_offsets, committed_offsets, group_state
 
 log = logging.getLogger(__name__)
 

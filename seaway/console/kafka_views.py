@@ -2,7 +2,7 @@
 (Connect's and the mirror's clusters; the broker reads its own state instead).
 
 End offsets and committed offsets come through confluent-kafka's AdminClient
-(:func:`seaway.kafka.pool.admin`, :func:`seaway.admin.committed_offsets`); partition sizes
+(:func:`seaway.kafka.pool.admin`, :func:`seaway.kafka.admin.committed_offsets`); partition sizes
 through DescribeLogDirs with Seaway's batch client (unknown, shown as "—", when the cluster
 refuses it or speaks a SASL mechanism the batch client does not). Lag is the partition's end
 offset minus the group's committed offset, as ``kafka-consumer-groups.sh`` shows it.
@@ -14,9 +14,9 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from seaway.admin import committed_offsets, group_state
 from seaway.console.views import GroupLagView, PartitionLag, PartitionView, TopicView
 from seaway.kafka import pool
+from seaway.kafka.admin import committed_offsets, group_state
 
 __all__ = ["ClusterViews", "is_internal_topic"]
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from seaway.admin import ensure_topic
+from seaway.kafka.admin import ensure_topic
 from seaway.mirror.metrics import METRICS, MirrorMetrics, now_ms
 
 log = logging.getLogger(__name__)

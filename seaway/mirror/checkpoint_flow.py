@@ -16,9 +16,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from seaway.admin import admin_client as _admin
-from seaway.admin import alter_offsets, committed_offsets, ensure_topic, is_group_inactive
 from seaway.connect.api.structs import TopicPartition
+from seaway.kafka.admin import admin_client as _admin
+from seaway.kafka.admin import alter_offsets, committed_offsets, ensure_topic, is_group_inactive
 from seaway.mirror.filters import GroupFilter, TopicFilter
 from seaway.mirror.formats import Checkpoint, OffsetSync
 from seaway.mirror.metrics import METRICS, now_ms

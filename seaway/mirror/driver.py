@@ -172,7 +172,7 @@ class MirrorMaker:
         cluster of the enabled flows that does not answer within *timeout*."""
         from confluent_kafka import KafkaException
 
-        from seaway.admin import admin_client
+        from seaway.kafka.admin import admin_client
 
         aliases = sorted({a for pair in self.pairs for a in (pair.source, pair.target)})
         for alias in aliases:

@@ -22,14 +22,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from seaway.admin import (
+from seaway.java.regex import compile_java_regex
+from seaway.kafka.admin import (
     INACTIVE_GROUP_STATES,
     admin_client,
     alter_offsets,
     committed_offsets,
     group_state,
 )
-from seaway.java.regex import compile_java_regex
 from seaway.mirror.client import MirrorClient
 from seaway.mirror.errors import MirrorError
 from seaway.mirror.policy import DefaultReplicationPolicy

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-from seaway.admin import ensure_topic
+from seaway.kafka.admin import ensure_topic
 from seaway.mirror.config import MirrorConfigError, MirrorHeartbeatConfig, librdkafka_config
 from seaway.mirror.config.defs import (
     BOOTSTRAP_SERVERS,

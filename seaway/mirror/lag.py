@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from seaway.admin import admin_client
+from seaway.kafka.admin import admin_client
 from seaway.mirror.errors import MirrorError
 from seaway.mirror.sink import CONNECTOR_NAME
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions

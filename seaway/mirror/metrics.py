@@ -588,7 +588,7 @@ def lag_behind_source(
     from confluent_kafka import IsolationLevel, TopicPartition
     from confluent_kafka.admin import OffsetSpec
 
-    from seaway.admin import admin_client
+    from seaway.kafka.admin import admin_client
 
     admin = admin_client(source_client)
     request = {TopicPartition(t, p): OffsetSpec.latest() for t, p in copied}

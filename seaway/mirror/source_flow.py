@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from seaway.admin import admin_client as _admin
-from seaway.admin import ensure_topic
+from seaway.kafka.admin import admin_client as _admin
+from seaway.kafka.admin import ensure_topic
 from seaway.mirror.copier import MirrorCopySpec
 from seaway.mirror.copy_source import SOURCE_NAME as COPY_SOURCE_NAME
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter

@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from seaway.admin import admin_client, authorizer_class
+from seaway.kafka.admin import admin_client, authorizer_class
 from seaway.mirror.filters import ConfigPropertyFilter
 
 log = logging.getLogger(__name__)

@@ -136,7 +136,7 @@ class _Side:
     ) -> None:
         from confluent_kafka import Consumer
 
-        from seaway.admin import admin_client
+        from seaway.kafka.admin import admin_client
 
         self.name, self.topic, self.timeout = name, topic, timeout
         self.bootstrap = client.get("bootstrap.servers", "?")

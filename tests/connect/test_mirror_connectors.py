@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from seaway.admin import admin_client, alter_offsets
 from seaway.broker import BrokerThread
+from seaway.kafka.admin import admin_client, alter_offsets
 from seaway.mirror.formats import Checkpoint, Heartbeat
 from tests.broker.clients import create_topic, quiet
 from tests.connect.workers import Rest, WorkerProcess, distributed_props, wait_for

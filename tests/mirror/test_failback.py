@@ -9,8 +9,8 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from seaway.admin import admin_client, alter_offsets
 from seaway.cli.main import main
+from seaway.kafka.admin import admin_client, alter_offsets
 from seaway.mirror.failover import ActionRefused, FailbackTopic, prepare_failback
 from tests.broker.clients import quiet
 

@@ -8,8 +8,8 @@ from typing import Any
 from confluent_kafka import Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from seaway.admin import ensure_topic
 from seaway.cli.main import main
+from seaway.kafka.admin import ensure_topic
 from seaway.mirror.lag import LagRow, replication_lag, stored_offsets
 from seaway.mirror.sink import MirrorSinkSpec, store_copied_offsets
 from tests.broker.clients import quiet

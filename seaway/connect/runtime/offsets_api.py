@@ -12,13 +12,13 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
-from seaway.admin import admin_client as _admin
 from seaway.connect.api import Connector, SinkConnector, SourceConnector
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.offsets import partition_from_key, partition_key
 from seaway.connect.api.structs import TopicPartition
 from seaway.connect.runtime.errors import BadRequestError
 from seaway.connect.runtime.storage.offsets import validate_offset_map
+from seaway.kafka.admin import admin_client as _admin
 
 KAFKA_TOPIC: Final = "kafka_topic"
 KAFKA_PARTITION: Final = "kafka_partition"

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from seaway.admin import create_topics
 from seaway.connect.api.flow import FlowConnector, FlowContext, FlowHandle
 from seaway.connect.runtime.queries.sink import READER_NAME as SINK_READER_NAME
 from seaway.connect.runtime.queries.sink import SinkQuerySpec
@@ -40,6 +39,7 @@ from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.connect.runtime.worker_config import WorkerConfig
 from seaway.java.regex import compile_java_regex
 from seaway.kafka import pool
+from seaway.kafka.admin import create_topics
 from seaway.kafka.java_config import to_librdkafka
 from seaway.spark.session import activate
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from seaway.admin import admin_client, committed_offsets
 from seaway.connect.api.flow import FlowContext, FlowHandle, FlowTask
 from seaway.connectors.mirror.base import MirrorConnector, split_contiguous
 from seaway.connectors.mirror.handles import PeriodicFlowHandle
+from seaway.kafka.admin import admin_client, committed_offsets
 from seaway.mirror.config import MirrorCheckpointConfig, MirrorSourceConfig
 from seaway.mirror.config.defs import TASK_CONSUMER_GROUPS, TASK_INDEX
 

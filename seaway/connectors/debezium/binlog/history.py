@@ -18,11 +18,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from seaway.admin import ensure_topic
 from seaway.connect.api import ConnectError
 from seaway.connectors.debezium.binlog.position import Position
 from seaway.connectors.debezium.binlog.tables import Table, TableId, quoted_id, table_from_json
 from seaway.kafka import pool
+from seaway.kafka.admin import ensure_topic
 from seaway.kafka.client_roles import consumer_settings
 
 __all__ = ["HistoryRecord", "SchemaHistory", "TableChange"]
