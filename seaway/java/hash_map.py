@@ -11,8 +11,9 @@ output a Java tool prints by walking one.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 __all__ = ["hash_map_order", "map_hash", "objects_hash", "string_hash"]
 
@@ -62,9 +63,20 @@ def hash_map_order(
     """*items* (distinct keys, in the order they were put) in the order a ``HashMap`` made with
     ``new HashMap<>(initial_capacity)`` (None: ``new HashMap<>()``) iterates them: by bucket
     of the spread hash, then in insertion order. Bins of more than 8 keys in a table of 64 or
-    more (Java makes them trees) are not modelled."""
-    entries = [(item, key_hash(item[0]) & 0xFFFFFFFF) for item in items]
-    spread = [h ^ (h >> 16) for _, h in entries]
+    more (Java makes them trees) are not modelled. The order depends on the keys alone, so it
+    is worked out once per sequence of keys (a connector writes the same keys every record)."""
+    listed = list(items)
+    order = _order(tuple(k for k, _ in listed), key_hash, initial_capacity)
+    return [listed[i] for i in order]
+
+
+@functools.lru_cache(maxsize=1024)
+def _order(
+    keys: tuple[Any, ...], key_hash: Callable[[Any], int], initial_capacity: int | None
+) -> tuple[int, ...]:
+    """The iteration order of *keys* (indices), as :func:`hash_map_order` describes it."""
+    hashes = [key_hash(key) & 0xFFFFFFFF for key in keys]
+    spread = [h ^ (h >> 16) for h in hashes]
     capacity = 0
     threshold = _DEFAULT_CAPACITY if initial_capacity is None else _table_size_for(initial_capacity)
 
@@ -73,7 +85,7 @@ def hash_map_order(
         if capacity < _MAX_CAPACITY:
             capacity, threshold = capacity * 2, int(capacity * 2 * 0.75)
 
-    for size in range(1, len(entries) + 1):
+    for size in range(1, len(keys) + 1):
         if capacity == 0:  # the first put allocates the table
             capacity, threshold = threshold, int(threshold * 0.75)
         mask = capacity - 1
@@ -82,5 +94,4 @@ def hash_map_order(
             grow()
         if size > threshold:
             grow()
-    order = sorted(range(len(entries)), key=lambda i: (spread[i] & (capacity - 1), i))
-    return [entries[i][0] for i in order]
+    return tuple(sorted(range(len(keys)), key=lambda i: (spread[i] & (capacity - 1), i)))

@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 import seaway
 from seaway.config import ConfigDef
 from seaway.connect.api.data import Schema, SchemaAndValue, SchemaType
+from seaway.connect.api.data.logical import Decimal
 from seaway.connect.api.errors import DataError
 from seaway.connect.api.header import Headers
 from seaway.connect.api.storage import (
@@ -36,8 +37,14 @@ from seaway.connect.api.storage import (
 )
 from seaway.connect.converters import columns, json_structs
 from seaway.connect.converters.json_codec import JsonCodec
-from seaway.connect.converters.json_config import CONFIG_DEF, JsonConverterConfig
-from seaway.connect.converters.json_text import dumps, loads, loads_whole, string_bytes
+from seaway.connect.converters.json_config import CONFIG_DEF, DecimalFormat, JsonConverterConfig
+from seaway.connect.converters.json_text import (
+    dumps,
+    dumps_plain,
+    loads,
+    loads_whole,
+    string_bytes,
+)
 
 ENVELOPE_ERROR: Final = (
     'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not '
@@ -57,6 +64,7 @@ class JsonConverter(Converter, HeaderConverter):
 
     def _apply(self, config: JsonConverterConfig) -> None:
         self._prefixes: dict[int, tuple[Schema | None, bytes]] = {}
+        self._plain_trees: dict[int, tuple[Schema, bool]] = {}
         self._envelopes: dict[bytes, Schema] = {}
         self._structs: dict[bytes, Schema] = {}  # envelope prefixes of struct schemas
         self.settings = config
@@ -102,10 +110,11 @@ class JsonConverter(Converter, HeaderConverter):
                 return literal
             return self._envelope_prefix(schema) + literal + b"}"
         payload = self.codec.to_json(schema, value)
+        write = dumps_plain if self._plain_tree(schema) else dumps
         try:
             if self.settings.schemas_enabled:  # the envelope's schema part, once per schema
-                return self._envelope_prefix(schema) + dumps(payload) + b"}"
-            return dumps(payload)
+                return self._envelope_prefix(schema) + write(payload) + b"}"
+            return write(payload)
         except UnicodeEncodeError as exc:
             raise DataError(
                 "Converting Kafka Connect data to byte[] failed due to serialization error: "
@@ -154,6 +163,36 @@ class JsonConverter(Converter, HeaderConverter):
         prefix = self._envelope_prefix(schema)
         structs = json_structs.struct_column(column, prefix, schema, self.codec)
         return None if structs is None else (schema, structs)
+
+    def _plain_tree(self, schema: Schema | None) -> bool:
+        """Whether the JSON trees of *schema*'s values hold no number Java prints its own way
+        (floats, numeric decimals), so :func:`dumps_plain` writes them; once per schema."""
+        if schema is None:
+            return False
+        cached = self._plain_trees.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            if len(self._plain_trees) >= 256:
+                self._plain_trees.clear()
+            cached = (schema, self._without_java_numbers(schema))
+            self._plain_trees[id(schema)] = cached
+        return cached[1]
+
+    def _without_java_numbers(self, schema: Schema | None) -> bool:
+        if schema is None:
+            return True
+        if schema.type in (SchemaType.FLOAT32, SchemaType.FLOAT64):
+            return False
+        if schema.name == Decimal.LOGICAL_NAME:
+            return self.codec.decimal_format is not DecimalFormat.NUMERIC
+        if schema.type is SchemaType.STRUCT:
+            return all(self._without_java_numbers(f.schema) for f in schema.fields)
+        if schema.type is SchemaType.ARRAY:
+            return self._without_java_numbers(schema.value_schema)
+        if schema.type is SchemaType.MAP:
+            return self._without_java_numbers(schema.key_schema) and self._without_java_numbers(
+                schema.value_schema
+            )
+        return True
 
     def _envelope_prefix(self, schema: Schema | None) -> bytes:
         """``{"schema":<schema>,"payload":`` for *schema*, computed once per schema object."""

@@ -123,6 +123,29 @@ def dumps(node: Any) -> bytes:
     return "".join(out).encode("utf-8")
 
 
+def _binary(node: Any) -> str:
+    if isinstance(node, bytes | bytearray):
+        return base64.b64encode(node).decode("ascii")
+    raise TypeError(f"not a JSON tree node: {node!r}")
+
+
+_ENCODER: Final = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False,
+    default=_binary,
+)  # fmt: skip
+
+
+def dumps_plain(node: Any) -> bytes:
+    """:func:`dumps` of a tree without ``float``, ``JavaFloat`` or ``Decimal`` nodes (Java
+    prints those its own way), through the standard library's C encoder: the same bytes,
+    several times faster. Its escapes are Jackson's but for the hex digits of a control
+    character (``\\u001f``, Jackson ``\\u001F``): text with one is written by :func:`dumps`."""
+    text = _ENCODER.encode(node)
+    if "\\u00" in text:
+        return dumps(node)
+    return text.encode("utf-8")
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"Non-standard token '{name}'")
 

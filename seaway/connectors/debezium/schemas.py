@@ -122,18 +122,17 @@ class TableSchema:
     converters: tuple[tuple[str, Callable[[Any], Any]], ...]
 
     def row(self, values: Mapping[str, Any]) -> Struct:
-        """The row struct of *values* (column name -> value as read, None for null)."""
-        struct = Struct(self.row_schema)
-        for name, convert in self.converters:
-            value = values.get(name)
-            struct.put(name, None if value is None else convert(value))
-        return struct
+        """The row struct of *values* (column name -> value as read, None for null). Each
+        converter makes its column's value for its field's schema (the converters are in
+        field order), so the struct takes them unvalidated (:meth:`Struct.of_values`)."""
+        return Struct.of_values(
+            self.row_schema,
+            [None if (v := values.get(name)) is None else convert(v)
+             for name, convert in self.converters],
+        )  # fmt: skip
 
     def key(self, row: Struct) -> Struct | None:
         """The key struct of a row, or None for a table without a primary key."""
         if self.key_schema is None:
             return None
-        key = Struct(self.key_schema)
-        for field in self.key_schema.fields:
-            key.put(field.name, row.get(field.name))
-        return key
+        return Struct.of_values(self.key_schema, [row.get(f.name) for f in self.key_schema.fields])
