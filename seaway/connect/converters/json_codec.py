@@ -55,6 +55,23 @@ _INT_BITS: Final = {
     SchemaType.INT64: 64,
 }
 _NON_FINITE: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_WRITERS_KEPT: Final = 1024
+
+
+def _int_in(bits: int) -> Callable[[Any], bool]:
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return lambda value: type(value) is int and low <= value <= high
+
+
+_FAST_PRIMITIVES: Final[dict[SchemaType, Callable[[Any], bool]]] = {
+    **{t: _int_in(bits) for t, bits in _INT_BITS.items()},
+    SchemaType.STRING: lambda value: type(value) is str,
+    SchemaType.BOOLEAN: lambda value: value is True or value is False,
+    SchemaType.BYTES: lambda value: type(value) is bytes,
+    SchemaType.FLOAT64: lambda value: type(value) is float,
+}
+"""Per primitive type, the test a value passes to be its own JSON node as it is (anything
+else goes through the general conversion and its checks)."""
 
 
 def _is_integral(node: Any) -> bool:
@@ -125,6 +142,7 @@ class JsonCodec:
         self.decimal_format = decimal_format
         self.replace_null_with_default = replace_null_with_default
         self.from_connect_schema_cache: LruCache[Schema, dict[str, Any]] = LruCache(cache_size)
+        self._writers: dict[int, tuple[Schema, Callable[[Any], Any]]] = {}
         self.to_connect_schema_cache: LruCache[Any, Schema] = LruCache(cache_size)
 
     # ------------------------------------------------------------------ schemas
@@ -241,29 +259,73 @@ class JsonCodec:
 
     def to_json(self, schema: Schema | None, value: Any) -> Any:
         """The JSON tree of *value* (Kafka's ``convertToJson``)."""
+        if schema is not None:
+            return self.writer(schema)(value)
         if value is None:
-            if schema is None:
-                return None
-            if schema.default_value is not None and self.replace_null_with_default:
-                return self.to_json(schema, schema.default_value)
-            if schema.is_optional:
-                return None
-            raise DataError(
-                "Conversion error: null value for field that is required and has no default value"
-            )
-        if schema is not None and schema.name is not None:
-            logical = _LOGICAL_TO_JSON.get(schema.name)
-            if logical is not None:
-                return logical(self, schema, value)
-        if schema is None:
-            schema_type = SchemaType.for_value(value)
-            if schema_type is None:
-                raise DataError(
-                    f"Python {class_name(value)} does not have corresponding schema type."
-                )
-        else:
-            schema_type = schema.type
+            return None
+        schema_type = SchemaType.for_value(value)
+        if schema_type is None:
+            raise DataError(f"Python {class_name(value)} does not have corresponding schema type.")
         return _TO_JSON[schema_type](self, schema, schema_type, value)
+
+    def writer(self, schema: Schema) -> Callable[[Any], Any]:
+        """:meth:`to_json` for the values of *schema*, compiled once per schema object: the
+        dispatch on its type, logical name and fields happens once, and each value takes
+        the shortest path for its expected type (any other value takes the general one,
+        with its checks and errors)."""
+        cached = self._writers.get(id(schema))
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        typed = self._compile(schema)
+
+        def write(value: Any) -> Any:
+            return self._null_to_json(schema) if value is None else typed(value)
+
+        if len(self._writers) >= _WRITERS_KEPT:
+            self._writers.clear()
+        self._writers[id(schema)] = (schema, write)
+        return write
+
+    def _null_to_json(self, schema: Schema) -> Any:
+        if schema.default_value is not None and self.replace_null_with_default:
+            return self.to_json(schema, schema.default_value)
+        if schema.is_optional:
+            return None
+        raise DataError(
+            "Conversion error: null value for field that is required and has no default value"
+        )
+
+    def _compile(self, schema: Schema) -> Callable[[Any], Any]:
+        """The writer of *schema*'s non-null values."""
+        t = schema.type
+        logical = _LOGICAL_TO_JSON.get(schema.name) if schema.name is not None else None
+        if logical is not None:
+            return lambda value: logical(self, schema, value)
+        general = _TO_JSON[t]
+        if t is SchemaType.STRUCT:
+            fields = [(f.name, self.writer(f.schema)) for f in schema.fields]
+
+            def struct(value: Any) -> Any:
+                if type(value) is Struct and value.schema is schema:
+                    return {name: write(v) for (name, write), v in
+                            zip(fields, value.field_values(), strict=True)}  # fmt: skip
+                return general(self, schema, t, value)
+
+            return struct
+        if t is SchemaType.ARRAY and schema.value_schema is not None:
+            element = self.writer(schema.value_schema)
+            return lambda value: (
+                [element(v) for v in value] if type(value) is list
+                else general(self, schema, t, value)
+            )  # fmt: skip
+        fast = _FAST_PRIMITIVES.get(t)
+        if fast is not None:
+            return lambda value: value if fast(value) else general(self, schema, t, value)
+        if t is SchemaType.FLOAT32:
+            return lambda value: (
+                JavaFloat(value) if type(value) is float else general(self, schema, t, value)
+            )
+        return lambda value: general(self, schema, t, value)
 
     def _primitive_to_json(self, schema: Schema | None, t: SchemaType, value: Any) -> Any:
         if t in _INT_BITS:

@@ -62,6 +62,10 @@ class Struct:
         """The field's value as set (None if unset), ignoring defaults."""
         return self._values[self._lookup(field).index]
 
+    def field_values(self) -> list[Any]:
+        """The values as set (None if unset, no defaults), in field order."""
+        return self._values
+
     def put(self, field: str | Field, value: Any) -> Self:
         """Set a field after validating *value* against its schema; returns ``self``."""
         if field is None:
