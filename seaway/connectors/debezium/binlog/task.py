@@ -44,6 +44,7 @@ class BinlogSourceTask(SnapshotThenStreamTask[Snapshot, BinlogStream]):
     """Captures a MariaDB or MySQL server's changes."""
 
     settings: c.Settings
+    prefetch = True  # nothing depends on what was polled: the binlog is read ahead
 
     def __init__(self) -> None:
         super().__init__()
@@ -99,5 +100,6 @@ class BinlogSourceTask(SnapshotThenStreamTask[Snapshot, BinlogStream]):
         self._stream(self.after_snapshot, snapshot.tables)
 
     def stop(self) -> None:
+        self.stop_reading()
         close_quietly(self.snapshot, self.stream, self.control)
         self.snapshot = self.stream = self.control = None
