@@ -407,3 +407,22 @@ def test_schema_and_value() -> None:
     assert (schema, value) == (Schema.STRING_SCHEMA, "x")
     assert pair == SchemaAndValue(Schema.STRING_SCHEMA, "x")
     assert SchemaAndValue(None, None) == SchemaAndValue.NULL
+
+
+def test_a_struct_pickles_as_its_schema_and_values() -> None:
+    import pickle
+
+    from pyspark import cloudpickle
+
+    inner = SchemaBuilder.struct().name("in").field("x", Schema.INT8_SCHEMA).build()
+    outer = (
+        SchemaBuilder.struct().name("out").field("a", Schema.OPTIONAL_STRING_SCHEMA)
+        .field("b", inner).field("c", SchemaBuilder.int32().default_value(7).build()).build()
+    )  # fmt: skip
+    value = Struct(outer).put("b", Struct(inner).put("x", 1))
+    for dumps in (pickle.dumps, cloudpickle.dumps):
+        back = pickle.loads(dumps([value, value]))
+        assert back[0] == value and back[0] is back[1]  # one object, as pickled
+        assert back[0].schema == outer and back[0].get("c") == 7  # the default, not a value
+        assert back[0].get_without_default("c") is None and back[0].get("b").get("x") == 1
+        back[0].put("a", "set after the round trip")  # still a working Struct
