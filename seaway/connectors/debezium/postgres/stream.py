@@ -73,6 +73,15 @@ def _fallback(schema: Schema) -> Any:
     }.get(schema.type)  # fmt: skip
 
 
+def _unavailable(schema: Schema) -> Any:
+    """Debezium's placeholder for an unchanged TOASTed value of a column of *schema*."""
+    if schema.type is SchemaType.STRING:
+        return UNAVAILABLE_VALUE
+    if schema.type is SchemaType.BYTES:
+        return UNAVAILABLE_VALUE.encode()
+    return None
+
+
 class WalStream:
     """The changes after a position, as records."""
 
@@ -257,25 +266,20 @@ class WalStream:
     def _row(
         self, schema: TableSchema, names: tuple[str, ...], values: tuple[pg.TupleValue, ...]
     ) -> Struct:
+        """The row struct of a tuple's text values; each converter makes its column's value
+        for its field (field order), so the struct takes them unvalidated."""
         texts: dict[str, Any] = dict(zip(names, values, strict=False))
-        struct = Struct(schema.row_schema)
-        for name, convert in schema.converters:
+        row: list[Any] = []
+        for field, (name, convert) in zip(schema.row_schema.fields, schema.converters,
+                                          strict=True):  # fmt: skip
             value = texts.get(name)
-            field_schema = schema.row_schema.field(name).schema  # type: ignore[union-attr]
             if value is pg.UNCHANGED_TOAST:
-                placeholder: Any = None
-                if field_schema.type is SchemaType.STRING:
-                    placeholder = UNAVAILABLE_VALUE
-                elif field_schema.type is SchemaType.BYTES:
-                    placeholder = UNAVAILABLE_VALUE.encode()
-                struct.put(name, placeholder)
+                row.append(_unavailable(field.schema))
             elif value is None:
-                struct.put(name, None if field_schema.is_optional else _fallback(field_schema))
+                row.append(None if field.schema.is_optional else _fallback(field.schema))
             else:
-                struct.put(
-                    name, convert(value if isinstance(value, str) else bytes(value).decode())
-                )  # type: ignore[arg-type]
-        return struct
+                row.append(convert(value if isinstance(value, str) else bytes(value).decode()))
+        return Struct.of_values(schema.row_schema, row)
 
     def offset(self) -> dict[str, Any]:
         """The offset a restart would resume from now."""
