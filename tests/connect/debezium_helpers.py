@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
 from confluent_kafka import Consumer, TopicPartition
 
-__all__ = ["CUSTOMERS_ROW_FIELDS", "ENVELOPE_FIELDS", "TopicTail", "topic_messages"]
+__all__ = [
+    "CUSTOMERS_ROW_FIELDS",
+    "ENVELOPE_FIELDS",
+    "TopicTail",
+    "kill_mid_snapshot",
+    "topic_messages",
+]
 
 ENVELOPE_FIELDS: Final = ["before", "after", "source", "transaction", "op", "ts_ms", "ts_us",
                           "ts_ns"]  # fmt: skip
@@ -94,3 +101,22 @@ class TopicTail:
         tb: TracebackType | None,
     ) -> None:
         self.consumer.close()
+
+
+def kill_mid_snapshot(
+    props: dict[str, Any], workdir: Path, config: dict[str, Any], tail: TopicTail, rows: int
+) -> int:
+    """Start a worker with the connector ``cdc`` of *config*, ``kill -9`` it once *tail* holds
+    1,200 of the snapshot's *rows* records; the records it wrote (fewer than *rows*)."""
+    from tests.connect.workers import WorkerProcess, wait_for
+
+    worker = WorkerProcess(props, workdir).start()
+    try:
+        assert worker.rest is not None
+        worker.rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
+        wait_for("part of the snapshot", lambda: len(tail.read(200)) >= 1200, timeout=90)
+    finally:
+        worker.kill()
+    written = len(tail.read())
+    assert written < rows, "the snapshot finished before the kill: take more rows"
+    return written

@@ -21,6 +21,7 @@ from tests.connect.debezium_helpers import (
     CUSTOMERS_ROW_FIELDS,
     ENVELOPE_FIELDS,
     TopicTail,
+    kill_mid_snapshot,
     topic_messages,
 )
 from tests.connect.test_worker_recovery import _create_topic
@@ -312,15 +313,7 @@ def test_restart_during_the_snapshot(
                               "scheduled.rebalance.max.delay.ms": 0})  # fmt: skip
     config = {**_config(server, bootstrap, prefix, db), "max.batch.size": 400}
     with TopicTail(bootstrap, topic) as tail:
-        worker = WorkerProcess(props, tmp_path / "w").start()
-        try:
-            assert worker.rest is not None
-            worker.rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
-            wait_for("part of the snapshot", lambda: len(tail.read(200)) >= 1200, timeout=90)
-        finally:
-            worker.kill()
-        first_run = len(tail.read())
-        assert first_run < rows, "the snapshot finished before the kill: take more rows"
+        first_run = kill_mid_snapshot(props, tmp_path / "w", config, tail, rows)
         _execute(server, db, "UPDATE big SET n = -1 WHERE id = 0",
                  f"INSERT INTO big VALUES ({rows}, {rows})")  # fmt: skip
         with WorkerProcess(props, tmp_path / "w2") as restarted:

@@ -23,6 +23,7 @@ from tests.connect.debezium_helpers import (
     CUSTOMERS_ROW_FIELDS,
     ENVELOPE_FIELDS,
     TopicTail,
+    kill_mid_snapshot,
     topic_messages,
 )
 from tests.connect.test_worker_recovery import _create_topic
@@ -294,15 +295,7 @@ def test_snapshot_restart_then_kill_9_exactly_once(
     config = {**_config(server, prefix, db), "max.batch.size": 400}
     burst = range(100_000, 105_000)
     with TopicTail(bootstrap, topic, "read_committed") as tail:
-        worker = WorkerProcess(props, tmp_path / "w").start()
-        try:
-            assert worker.rest is not None
-            worker.rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
-            wait_for("part of the snapshot", lambda: len(tail.read(200)) >= 1200, timeout=90)
-        finally:
-            worker.kill()
-        first_run = len(tail.read())
-        assert first_run < rows, "the snapshot finished before the kill: take more rows"
+        first_run = kill_mid_snapshot(props, tmp_path / "w", config, tail, rows)
         worker = WorkerProcess(props, tmp_path / "w2").start()
         try:
             wanted = set(range(rows))

@@ -14,7 +14,7 @@ import decimal
 import json
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from seaway.connect.api.data import (
     Date,
@@ -128,6 +128,24 @@ def _hashable(key: Any) -> Any:
 
 def _cache_key(node: Any) -> str:
     return json.dumps(node, sort_keys=True, default=lambda d: {"$decimal": str(d)})
+
+
+T = TypeVar("T")
+
+
+def per_schema(
+    cache: dict[int, tuple[Any, T]], schema: Any, compute: Callable[[], T], kept: int = 256
+) -> T:
+    """*compute()* for *schema*, once per schema object (by identity: an equal schema of
+    another object computes again); *cache* holds at most *kept* entries."""
+    cached = cache.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    if len(cache) >= kept:
+        cache.clear()
+    value = compute()
+    cache[id(schema)] = (schema, value)
+    return value
 
 
 class JsonCodec:
@@ -273,17 +291,14 @@ class JsonCodec:
         dispatch on its type, logical name and fields happens once, and each value takes
         the shortest path for its expected type (any other value takes the general one,
         with its checks and errors)."""
-        cached = self._writers.get(id(schema))
-        if cached is not None and cached[0] is schema:
-            return cached[1]
+        return per_schema(self._writers, schema, lambda: self._null_safe(schema), _WRITERS_KEPT)
+
+    def _null_safe(self, schema: Schema) -> Callable[[Any], Any]:
         typed = self._compile(schema)
 
         def write(value: Any) -> Any:
             return self._null_to_json(schema) if value is None else typed(value)
 
-        if len(self._writers) >= _WRITERS_KEPT:
-            self._writers.clear()
-        self._writers[id(schema)] = (schema, write)
         return write
 
     def _null_to_json(self, schema: Schema) -> Any:
@@ -554,4 +569,4 @@ _LOGICAL_TO_CONNECT: Final[dict[str, Callable[[Schema, Any], Any]]] = {
     Timestamp.LOGICAL_NAME: _timestamp_to_connect,
 }
 
-__all__ = ["TYPE_NAMES", "JsonCodec"]
+__all__ = ["TYPE_NAMES", "JsonCodec", "per_schema"]

@@ -36,7 +36,7 @@ from seaway.connect.api.storage import (
     HeaderConverter,
 )
 from seaway.connect.converters import columns, json_structs
-from seaway.connect.converters.json_codec import JsonCodec
+from seaway.connect.converters.json_codec import JsonCodec, per_schema
 from seaway.connect.converters.json_config import CONFIG_DEF, DecimalFormat, JsonConverterConfig
 from seaway.connect.converters.json_text import (
     dumps,
@@ -64,7 +64,7 @@ class JsonConverter(Converter, HeaderConverter):
 
     def _apply(self, config: JsonConverterConfig) -> None:
         self._prefixes: dict[int, tuple[Schema | None, bytes]] = {}
-        self._plain_trees: dict[int, tuple[Schema, bool]] = {}
+        self._plain_trees: dict[int, tuple[Schema | None, bool]] = {}
         self._envelopes: dict[bytes, Schema] = {}
         self._structs: dict[bytes, Schema] = {}  # envelope prefixes of struct schemas
         self.settings = config
@@ -169,13 +169,7 @@ class JsonConverter(Converter, HeaderConverter):
         (floats, numeric decimals), so :func:`dumps_plain` writes them; once per schema."""
         if schema is None:
             return False
-        cached = self._plain_trees.get(id(schema))
-        if cached is None or cached[0] is not schema:
-            if len(self._plain_trees) >= 256:
-                self._plain_trees.clear()
-            cached = (schema, self._without_java_numbers(schema))
-            self._plain_trees[id(schema)] = cached
-        return cached[1]
+        return per_schema(self._plain_trees, schema, lambda: self._without_java_numbers(schema))
 
     def _without_java_numbers(self, schema: Schema | None) -> bool:
         if schema is None:
@@ -196,14 +190,11 @@ class JsonConverter(Converter, HeaderConverter):
 
     def _envelope_prefix(self, schema: Schema | None) -> bytes:
         """``{"schema":<schema>,"payload":`` for *schema*, computed once per schema object."""
-        cached = self._prefixes.get(id(schema))
-        if cached is None or cached[0] is not schema:
-            if len(self._prefixes) >= 256:
-                self._prefixes.clear()
-            schema_json = dumps(self.codec.schema_to_json(schema))
-            cached = (schema, b'{"schema":' + schema_json + b',"payload":')
-            self._prefixes[id(schema)] = cached
-        return cached[1]
+        return per_schema(
+            self._prefixes,
+            schema,
+            lambda: b'{"schema":' + dumps(self.codec.schema_to_json(schema)) + b',"payload":',
+        )
 
     def to_connect_data(
         self, topic: str, value: bytes | None, headers: Headers | None = None
