@@ -1,7 +1,10 @@
 """What runs inside a Spark task: converters, transforms and error tolerance around a record.
 
 The driver describes a connector's conversion in a :class:`ConversionSpec` (plain data, so it
-pickles into Spark tasks); executors build a :class:`RecordConverter` from it once per task.
+pickles into Spark tasks). A Python worker builds the converters and the transformation chain
+of a spec once (:func:`built_conversion`) and every Spark task of that connector task reuses
+them, as Kafka's WorkerTask keeps its converters and chain for the task's life; a
+:class:`RecordConverter` wraps them with one Spark task's metrics and error reporter.
 Conversion and transformation failures follow Connect's ``errors.tolerance``: ``none`` fails
 the task, ``all`` skips the record (logged when ``errors.log.enable=true``, with the record's
 key, value and headers when ``errors.log.include.messages=true``). Every failure, retry and
@@ -10,18 +13,23 @@ skip is counted in the task's :class:`~seaway.connect.runtime.queries.task_metri
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from seaway.connect.api import ConnectRecord, Converter, HeaderConverter, Headers, SinkRecord
 from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.structs import TimestampType
 from seaway.connect.runtime.queries.retry import RetryPolicy
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
+from seaway.java.lru_cache import LruCache
+
+if TYPE_CHECKING:
+    from seaway.connect.transforms.chain import TransformationChain
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +111,51 @@ def add_plugin_path(paths: tuple[str, ...]) -> None:
             sys.path.append(path)
 
 
+@dataclass(frozen=True)
+class BuiltConversion:
+    """The converters and transformation chain of one :class:`ConversionSpec`."""
+
+    key: Converter
+    value: Converter
+    header: HeaderConverter
+    chain: TransformationChain[Any]
+    transform_classes: str
+
+
+_BUILT: LruCache[str, BuiltConversion] = LruCache(32)
+"""What this process built, by spec: the connectors' tasks it ran lately (a spec's tasks
+share one entry: converters and transforms are configured by the connector, not the task)."""
+
+
+def built_conversion(spec: ConversionSpec) -> BuiltConversion:
+    """The converters and chain of *spec*, built on first use in this process.
+
+    Kafka closes a task's transformations when the task stops; an entry here lives as long
+    as the Python worker (or until 32 newer specs push it out), which for Spark is the task's
+    life on that worker."""
+    key = json.dumps(asdict(spec), sort_keys=True)
+    return _BUILT.get_or_compute(key, lambda: _build(spec))
+
+
+def _build(spec: ConversionSpec) -> BuiltConversion:
+    from seaway.connect.converters.registry import new_converter, new_header_converter
+    from seaway.connect.transforms.chain import TransformationChain
+
+    add_plugin_path(spec.plugin_path)
+    # One chain for source or sink records, as the connector is.
+    chain: TransformationChain[Any] = TransformationChain.from_config(spec.connector_config)
+    return BuiltConversion(
+        key=new_converter(spec.key.class_name, spec.key.configs, True),
+        value=new_converter(spec.value.class_name, spec.value.configs, False),
+        header=new_header_converter(spec.header.class_name, spec.header.configs),
+        chain=chain,
+        transform_classes=", ".join(_class_name(s.transformation) for s in chain.stages),
+    )
+
+
 class RecordConverter:
-    """Converters and the transformation chain of one connector, built in a Spark task."""
+    """A connector task's converters and transformation chain (:func:`built_conversion`)
+    around the records of one Spark task: its metrics, its error reporter."""
 
     def __init__(
         self,
@@ -112,30 +163,17 @@ class RecordConverter:
         reporter: Reporter | None = None,
         metrics: TaskMetrics | None = None,
     ) -> None:
-        from seaway.connect.converters.registry import new_converter, new_header_converter
-        from seaway.connect.transforms.chain import TransformationChain
-
-        add_plugin_path(spec.plugin_path)
+        built = built_conversion(spec)
         self.spec = spec
-        self.key: Converter = new_converter(spec.key.class_name, spec.key.configs, True)
-        self.value: Converter = new_converter(spec.value.class_name, spec.value.configs, False)
-        self.header: HeaderConverter = new_header_converter(
-            spec.header.class_name, spec.header.configs
-        )
-        # One chain for source or sink records, as the connector is.
-        self.chain: TransformationChain[Any] = TransformationChain.from_config(
-            spec.connector_config
-        )
+        self.key = built.key
+        self.value = built.value
+        self.header = built.header
+        self.chain = built.chain
         self.transforms = len(self.chain) > 0
-        self._transform_classes = ", ".join(
-            _class_name(stage.transformation) for stage in self.chain.stages
-        )
+        self._transform_classes = built.transform_classes
         self.reporter = reporter
         self.retry = RetryPolicy.of(spec.connector_config)
         self.metrics = TaskMetrics() if metrics is None else metrics
-
-    def close(self) -> None:
-        self.chain.close()
 
     def guarded(
         self,

@@ -242,7 +242,6 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
     finally:
         if reporter is not None:
             reporter.release_batches()
-        converter.close()
         task.stop()
     metrics.partitions = len(context.partitions)
     offsets = [(tp.topic, tp.partition, om.offset) for tp, om in committable.items()]

@@ -418,45 +418,42 @@ def _read_batch(
 
     converter = RecordConverter(spec.conversion, metrics=metrics)
     rows = _Rows()
-    try:
-        for item in _records(spec, batch, columns=not converter.transforms):
-            if isinstance(item, SourceBatch):
-                metrics.records_in += item.records.num_rows
-                converted = _kafka_rows(converter, item)
-                if converted is not None:
-                    if len(rows):
-                        yield rows.flush()
-                    yield converted
-                    continue
-                for record in _source_records(item):
-                    row = converter.source_rows(record)
-                    if row is not None:
-                        rows.add(row)
-            elif isinstance(item, tuple):
-                if spec.offsets_topic:
-                    key, end = item[1]
-                    partition = partition_from_key(key)
-                    rows.add(
-                        (
-                            spec.offsets_topic,
-                            None,
-                            offset_key(spec.connector, partition),
-                            offset_value(end),
-                            [],
-                            None,
-                        )
-                    )
-            else:
-                metrics.records_in += 1
-                row = converter.source_rows(item)
+    for item in _records(spec, batch, columns=not converter.transforms):
+        if isinstance(item, SourceBatch):
+            metrics.records_in += item.records.num_rows
+            converted = _kafka_rows(converter, item)
+            if converted is not None:
+                if len(rows):
+                    yield rows.flush()
+                yield converted
+                continue
+            for record in _source_records(item):
+                row = converter.source_rows(record)
                 if row is not None:
                     rows.add(row)
-            if len(rows) >= BATCH_ROWS:
-                yield rows.flush()
-        if len(rows):
+        elif isinstance(item, tuple):
+            if spec.offsets_topic:
+                key, end = item[1]
+                partition = partition_from_key(key)
+                rows.add(
+                    (
+                        spec.offsets_topic,
+                        None,
+                        offset_key(spec.connector, partition),
+                        offset_value(end),
+                        [],
+                        None,
+                    )
+                )
+        else:
+            metrics.records_in += 1
+            row = converter.source_rows(item)
+            if row is not None:
+                rows.add(row)
+        if len(rows) >= BATCH_ROWS:
             yield rows.flush()
-    finally:
-        converter.close()
+    if len(rows):
+        yield rows.flush()
 
 
 def _write_batch(
