@@ -42,8 +42,10 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Final, NamedTuple
+
+from seaway.java.sampled_stat import SampledStat
 
 log = logging.getLogger(__name__)
 
@@ -236,90 +238,48 @@ class RunningStats:
 # --- the registry (driver side) --------------------------------------------------------------
 
 
-class _Window:
-    """A Kafka-style sampled statistic: up to *samples* samples of *window_s* seconds each."""
-
-    __slots__ = ("samples",)
-
-    def __init__(self) -> None:
-        self.samples: list[list[float]] = []  # [start, count, total, min, max]
-
-    def _purge(self, now: float, window_s: float, samples: int) -> None:
-        horizon = now - window_s * samples
-        self.samples = [s for s in self.samples if s[0] > horizon]
-
-    def record(
-        self,
-        now: float,
-        window_s: float,
-        samples: int,
-        count: int,
-        total: float,
-        low: float = math.nan,
-        high: float = math.nan,
-    ) -> None:
-        self._purge(now, window_s, samples)
-        if not self.samples or now - self.samples[-1][0] >= window_s:
-            self.samples.append([now, 0, 0.0, math.inf, -math.inf])
-            del self.samples[:-samples]
-        current = self.samples[-1]
-        current[1] += count
-        current[2] += total
-        if not math.isnan(low):
-            current[3] = min(current[3], low)
-        if not math.isnan(high):
-            current[4] = max(current[4], high)
-
-    def values(self, now: float, window_s: float, samples: int) -> dict[str, float]:
-        """rate (total per second), min, max, avg (total / count) over the live samples."""
-        self._purge(now, window_s, samples)
-        if not self.samples:
-            return {"rate": 0.0, "min": math.nan, "max": math.nan, "avg": math.nan}
-        count = sum(s[1] for s in self.samples)
-        total = sum(s[2] for s in self.samples)
-        low = min(s[3] for s in self.samples)
-        high = max(s[4] for s in self.samples)
-        elapsed = max(now - self.samples[0][0], window_s)
-        return {
-            "rate": total / elapsed,
-            "min": low if count and low != math.inf else math.nan,
-            "max": high if count and high != -math.inf else math.nan,
-            "avg": total / count if count else math.nan,
-        }
-
-
-@dataclass
 class _Latency:
     """Value (last) plus windowed min/max/avg of one latency-like figure."""
 
-    last: float = 0.0
-    window: _Window = field(default_factory=_Window)
+    __slots__ = ("last", "window")
 
-    def attributes(self, name: str, now: float, window_s: float, samples: int) -> dict[str, float]:
-        v = self.window.values(now, window_s, samples)
+    def __init__(self, samples: int, window_ms: float) -> None:
+        self.last = 0.0
+        self.window = SampledStat(samples, window_ms)
+
+    def record(self, value: float, now_ms: float) -> None:
+        self.last = value
+        self.window.record(value, now_ms)
+
+    def attributes(self, name: str, now_ms: float) -> dict[str, float]:
+        w = self.window
         return {
             name: self.last,
-            f"{name}-min": v["min"],
-            f"{name}-max": v["max"],
-            f"{name}-avg": v["avg"],
+            f"{name}-min": w.min(now_ms),
+            f"{name}-max": w.max(now_ms),
+            f"{name}-avg": w.avg(now_ms),
         }
 
 
-@dataclass
 class _SourcePartition:
-    record_count: int = 0
-    byte_count: int = 0
-    records: _Window = field(default_factory=_Window)
-    bytes: _Window = field(default_factory=_Window)
-    age: _Latency = field(default_factory=_Latency)
-    latency: _Latency = field(default_factory=_Latency)
-    lag: float | None = None
+    __slots__ = ("age", "byte_count", "bytes", "lag", "latency", "record_count", "records")
+
+    def __init__(self, samples: int, window_ms: float) -> None:
+        self.record_count = 0
+        self.byte_count = 0
+        self.records = SampledStat(samples, window_ms)
+        self.bytes = SampledStat(samples, window_ms)
+        self.age = _Latency(samples, window_ms)
+        self.latency = _Latency(samples, window_ms)
+        self.lag: float | None = None
 
 
-@dataclass
 class _Canary:
-    latency: _Latency = field(default_factory=_Latency)
-    gauges: dict[str, float] = field(default_factory=dict)
+    __slots__ = ("gauges", "latency")
+
+    def __init__(self, samples: int, window_ms: float) -> None:
+        self.latency = _Latency(samples, window_ms)
+        self.gauges: dict[str, float] = {}
 
 
 Tags = tuple[tuple[str, str], ...]
@@ -375,6 +335,7 @@ class MirrorMetrics:
             raise ValueError(f"window_s must be > 0 and samples >= 1, not {window_s}, {samples}")
         self.window_s = window_s
         self.samples = samples
+        self._window_ms = window_s * 1000
         self.clock = clock
         self._lock = threading.Lock()
         self._sources: dict[Tags, _SourcePartition] = {}
@@ -392,31 +353,31 @@ class MirrorMetrics:
         source_alias: str | None = None,
     ) -> None:
         """Add a batch's per remote topic-partition stats (MirrorSourceMetrics)."""
-        w, n = self.window_s, self.samples
         with self._lock:
-            now = self.clock()
+            now = self._now_ms()
             for (topic, partition), s in stats.items():
                 m = self._source(source_tags(target_alias, topic, partition, source_alias))
                 m.record_count += s.records
                 m.byte_count += s.bytes
-                m.records.record(now, w, n, s.records, s.records)
-                m.bytes.record(now, w, n, s.records, s.bytes)
+                m.records.record(s.records, now, count=s.records)
+                m.bytes.record(s.bytes, now, count=s.records)
                 if s.timed:
                     m.age.last = s.age_last_ms
                     m.age.window.record(
-                        now, w, n, s.timed, s.age_sum_ms, s.age_min_ms, s.age_max_ms
+                        s.age_sum_ms, now, count=s.timed, low=s.age_min_ms, high=s.age_max_ms
                     )
                 if s.latency_count:
                     m.latency.last = s.latency_last_ms
                     m.latency.window.record(
-                        now,
-                        w,
-                        n,
-                        s.latency_count,
                         s.latency_sum_ms,
-                        s.latency_min_ms,
-                        s.latency_max_ms,
+                        now,
+                        count=s.latency_count,
+                        low=s.latency_min_ms,
+                        high=s.latency_max_ms,
                     )
+
+    def _now_ms(self) -> float:
+        return self.clock() * 1000
 
     def record_checkpoint(
         self, source: str, target: str, group: str, topic: str, partition: int, latency_ms: float
@@ -430,11 +391,10 @@ class MirrorMetrics:
             ("partition", str(partition)),
         )
         with self._lock:
-            m = self._checkpoints.setdefault(tags, _Latency())
-            m.last = latency_ms
-            m.window.record(
-                self.clock(), self.window_s, self.samples, 1, latency_ms, latency_ms, latency_ms
-            )
+            m = self._checkpoints.get(tags)
+            if m is None:
+                m = self._checkpoints[tags] = _Latency(self.samples, self._window_ms)
+            m.record(latency_ms, self._now_ms())
 
     def record_copied(
         self, source: str, target: str, copied: Iterable[tuple[str, int, int]]
@@ -474,12 +434,11 @@ class MirrorMetrics:
         """The canary's end-to-end latency and gauges (``pending=3`` → ``canary-pending``)."""
         tags = (("source", source), ("target", target))
         with self._lock:
-            m = self._canaries.setdefault(tags, _Canary())
+            m = self._canaries.get(tags)
+            if m is None:
+                m = self._canaries[tags] = _Canary(self.samples, self._window_ms)
             if latency_ms is not None:
-                m.latency.last = latency_ms
-                m.latency.window.record(
-                    self.clock(), self.window_s, self.samples, 1, latency_ms, latency_ms, latency_ms
-                )
+                m.latency.record(latency_ms, self._now_ms())
             for name, value in gauges.items():
                 m.gauges[f"canary-{name.replace('_', '-')}"] = float(value)
 
@@ -493,7 +452,7 @@ class MirrorMetrics:
     def _source(self, tags: Tags) -> _SourcePartition:
         m = self._sources.get(tags)
         if m is None:
-            m = self._sources[tags] = _SourcePartition()
+            m = self._sources[tags] = _SourcePartition(self.samples, self._window_ms)
         return m
 
     # --- reading ------------------------------------------------------------------------------
@@ -501,27 +460,26 @@ class MirrorMetrics:
     def mbeans(self) -> list[Mbean]:
         """Every mbean and its attributes, as JMX would show them."""
         out: list[Mbean] = []
-        w, n = self.window_s, self.samples
         with self._lock:
-            now = self.clock()
+            now = self._now_ms()
             for tags, m in self._sources.items():
                 attrs = {
                     "record-count": float(m.record_count),
-                    "record-rate": m.records.values(now, w, n)["rate"],
+                    "record-rate": m.records.rate(now),
                     "byte-count": float(m.byte_count),
-                    "byte-rate": m.bytes.values(now, w, n)["rate"],
-                    **m.age.attributes("record-age-ms", now, w, n),
-                    **m.latency.attributes("replication-latency-ms", now, w, n),
+                    "byte-rate": m.bytes.rate(now),
+                    **m.age.attributes("record-age-ms", now),
+                    **m.latency.attributes("replication-latency-ms", now),
                 }
                 if m.lag is not None:
                     attrs[REPLICATION_LAG] = m.lag
                 out.append(Mbean(DOMAIN, SOURCE_TYPE, tags, attrs))
             for tags, latency in self._checkpoints.items():
-                attrs = latency.attributes("checkpoint-latency-ms", now, w, n)
+                attrs = latency.attributes("checkpoint-latency-ms", now)
                 out.append(Mbean(DOMAIN, CHECKPOINT_TYPE, tags, attrs))
             for tags, canary in self._canaries.items():
                 attrs = {
-                    **canary.latency.attributes("canary-latency-ms", now, w, n),
+                    **canary.latency.attributes("canary-latency-ms", now),
                     **canary.gauges,
                 }
                 out.append(Mbean(SEAWAY_DOMAIN, CANARY_TYPE, tags, attrs))

@@ -24,7 +24,7 @@ from kio.schema.describe_client_quotas.v1 import request as describe_v1
 from kio.schema.produce.v9 import request as produce_v9
 
 from seaway.broker import BrokerThread
-from seaway.broker.quotas.rate import SampledRate
+from seaway.java.sampled_stat import SampledStat
 from seaway.kafka.connection import Connection
 from seaway.kafka.security import ClientSecurity
 from seaway.protocol.errors import ErrorCode
@@ -259,7 +259,7 @@ def test_quotas_survive_a_restart(tmp_path: Path) -> None:
 
 
 def test_throttle_time_is_kafkas_formula() -> None:
-    rate = SampledRate(samples=11, window_ms=1000)
+    rate = SampledStat(samples=11, window_ms=1000)
     rate.record(2 * 1024 * 1024, now_ms=0)
     # 2 MiB over the 10 windows assumed passed: 209715.2 B/s against 100 KiB/s
     assert rate.throttle_ms(102400, now_ms=0) == round((209715.2 - 102400) / 102400 * 10000)

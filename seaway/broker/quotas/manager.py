@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from seaway.broker.quotas.entities import CLIENT_ID, USER, Entity, entity
-from seaway.broker.quotas.rate import SampledRate
+from seaway.java.sampled_stat import SampledStat
 
 __all__ = ["ClientQuotaManager", "Tags"]
 
@@ -52,8 +52,8 @@ class ClientQuotaManager:
         self.window_ms = window_seconds * 1000
         self.enabled = False
         self._limits: dict[Entity, float] = {}
-        self._rates: dict[Tags, SampledRate] = {}
-        self._resolved: dict[Tags, tuple[SampledRate, float] | None] = {}
+        self._rates: dict[Tags, SampledStat] = {}
+        self._resolved: dict[Tags, tuple[SampledStat, float] | None] = {}
         self._next_expiry_ms = 0
 
     def update(self, limits: Mapping[Entity, float]) -> None:
@@ -67,7 +67,7 @@ class ClientQuotaManager:
         found = self._resolve(user, client_id)
         return found[1] if found is not None else None
 
-    def _resolve(self, user: str, client_id: str) -> tuple[SampledRate, float] | None:
+    def _resolve(self, user: str, client_id: str) -> tuple[SampledStat, float] | None:
         key = (user, client_id)
         try:
             return self._resolved[key]
@@ -79,7 +79,7 @@ class ClientQuotaManager:
             if limit is not None:
                 rate = self._rates.get(tags)
                 if rate is None:
-                    rate = self._rates[tags] = SampledRate(self.samples, self.window_ms)
+                    rate = self._rates[tags] = SampledStat(self.samples, self.window_ms)
                 found = rate, limit
                 break
         self._resolved[key] = found
