@@ -18,33 +18,22 @@ from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
 # worker processes) are units of their own, on either worker. The engines (Spark, Connect
 # workers, mirrors, databases) run one after the other as one unit: together they keep the
 # two cores ~70% busy, and a second engine beside them stretches both (measured: the Connect
-# tests took 30-120% longer, the run no shorter). So the engines start with the tests that
-# mostly wait on brokers and polls (20-50% of the two cores), which overlap the light tests
-# on the other worker at little cost. The Spark standalone cluster tests (~4.5 minutes
-# alone) are a unit of their own, queued second: the other worker runs them first, beside
-# those waiting engine tests, then the light tests. Measured on this 2-core machine: the
-# suite took 23:23 and 24:15 so, 26:49 with the cluster tests last in the engines unit.
+# tests took 30-120% longer, the run no shorter). So the engines start with the modules marked
+# `waits` (they mostly wait on brokers and polls: 20-50% of the two cores), which overlap the
+# light tests on the other worker at little cost. The Spark standalone cluster tests (~4.5
+# minutes alone) are a unit of their own, queued second: the other worker runs them first,
+# beside those waiting engine tests, then the light tests. Measured on this 2-core machine:
+# the suite took 23:23 and 24:15 so, 26:49 with the cluster tests last in the engines unit.
 # (xdist's own loadgroup cannot do this under pytest 9.2: it renames node ids through an
 # attribute pytest no longer reads.)
 _LIGHT_DIRS = ("unit", "broker", "kafka", "cli_admin")
-_WAITING_MODULES = frozenset(
-    [f"tests/registry/{m}.py" for m in ("test_avro_converter", "test_avro_pipeline",
-                                          "test_schema_registry")]
-    + [f"tests/connect/{m}.py" for m in ("test_walkthrough", "test_rest_api",
-                                         "test_rest_security", "test_mirror_connectors")]
-    + [f"tests/mirror/{m}.py" for m in ("test_acl_sync", "test_batch_copy", "test_canary",
-                                        "test_checkpoints", "test_client", "test_failback",
-                                        "test_failover", "test_heartbeats", "test_lag",
-                                        "test_metrics_http", "test_replication_lag",
-                                        "test_sink_replay", "test_source_flow",
-                                        "test_topic_sync", "test_topologies", "test_verify")]
-)  # fmt: skip
 _CLUSTER_DIR = "tests/cluster/"
 
 
 def _engine_order(item: pytest.Item) -> int:
-    module = item.nodeid.split("::", 1)[0]
-    return 0 if module in _WAITING_MODULES else 1 if module.startswith(_CLUSTER_DIR) else 2
+    if item.get_closest_marker("waits") is not None:
+        return 0
+    return 1 if item.nodeid.startswith(_CLUSTER_DIR) else 2
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -28,7 +28,7 @@ from seaway.mirror.formats import Checkpoint, Heartbeat
 from tests.broker.clients import create_topic, quiet
 from tests.connect.workers import Rest, WorkerProcess, distributed_props, wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 TOPIC = "mirror-test-1"
 REMOTE = "A_mirror-test-1"

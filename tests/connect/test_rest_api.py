@@ -24,7 +24,7 @@ from tests.broker.clients import create_topic, produce, quiet
 from tests.connect.storage_helpers import read_all
 from tests.connect.workers import Rest, WorkerProcess, distributed_props, wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 CONVERTERS = {"key.converter": STRING_CONVERTER, "value.converter": STRING_CONVERTER}

@@ -23,6 +23,8 @@ from tests.connect.test_worker_recovery import _create_topic
 from tests.connect.workers import Rest, wait_for
 from tests.embedded import EmbeddedConnectCluster
 
+pytestmark = pytest.mark.waits
+
 EXTENSION = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
 

@@ -19,7 +19,7 @@ from seaway.broker import BrokerProcess
 from tests.broker.clients import quiet
 from tests.connect.workers import WorkerProcess, distributed_props, wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 SERVER_PROPERTIES = """\
 # Licensed to the Apache Software Foundation (ASF) under one or more

@@ -21,7 +21,7 @@ from seaway.mirror.driver import MirrorMaker, flow_settings
 from seaway.mirror.topic_sync import AclSync
 from tests.broker.acl_cluster import TIMEOUT_S, AclBroker, start_acl_broker
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.waits]
 
 ALLOW, DENY = AclPermissionType.ALLOW, AclPermissionType.DENY
 JAAS = (

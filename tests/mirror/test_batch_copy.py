@@ -31,6 +31,8 @@ from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.planner import OffsetRange
 from tests.broker.clients import quiet, read_partition
 
+pytestmark = pytest.mark.waits
+
 BASE_MS = (int(time.time()) - 3600) * 1000  # recent: the broker's 7-day retention
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 

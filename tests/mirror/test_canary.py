@@ -18,6 +18,8 @@ from seaway.mirror.canary import CANARY_KEY, Canary, CanaryAlarm
 from seaway.mirror.metrics import MirrorMetrics
 from tests.broker.clients import create_topic, quiet
 
+pytestmark = pytest.mark.waits
+
 INTERVAL_S = 0.2
 TIMEOUT_S = 1.5
 

@@ -18,7 +18,7 @@ from seaway.mirror.source_flow import register
 from tests.broker.clients import quiet
 from tests.mirror.test_source_flow import _ends, _settings, _wait
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 RECORDS = 2000
 LAG_MAX = 100

@@ -24,6 +24,8 @@ from seaway.mirror.formats import Checkpoint, Heartbeat
 from seaway.mirror.policy import DefaultReplicationPolicy, IdentityReplicationPolicy
 from tests.broker.clients import produce, quiet
 
+pytestmark = pytest.mark.waits
+
 TIMEOUT = 30.0
 
 

@@ -14,6 +14,8 @@ from seaway.kafka.admin import admin_client, alter_offsets
 from seaway.mirror.failover import ActionRefused, FailbackTopic, prepare_failback
 from tests.broker.clients import quiet
 
+pytestmark = pytest.mark.waits
+
 
 def _setup(bootstrap: str) -> tuple[str, dict[str, str]]:
     """Topics and groups under a fresh prefix; the names by role."""

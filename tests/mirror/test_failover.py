@@ -16,6 +16,8 @@ from seaway.mirror.failover import FailoverError, fail_over_group, reset_group_t
 from seaway.mirror.formats import Checkpoint
 from tests.broker.clients import quiet
 
+pytestmark = pytest.mark.waits
+
 # Recent record timestamps: the broker's 7-day retention would delete older ones.
 BASE_MS = (int(time.time()) - 3600) * 1000
 

@@ -24,6 +24,8 @@ from seaway.mirror.policy import DefaultReplicationPolicy
 from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
 from tests.broker.clients import quiet
 
+pytestmark = pytest.mark.waits
+
 TIMEOUT = 30.0
 
 

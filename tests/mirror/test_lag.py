@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
 from confluent_kafka import Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -13,6 +14,8 @@ from seaway.kafka.admin import ensure_topic
 from seaway.mirror.lag import LagRow, replication_lag, stored_offsets
 from seaway.mirror.sink import MirrorSinkSpec, store_copied_offsets
 from tests.broker.clients import quiet
+
+pytestmark = pytest.mark.waits
 
 
 def _topic_with_records(bootstrap: str, counts: list[int]) -> str:

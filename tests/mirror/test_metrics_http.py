@@ -16,7 +16,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from tests.broker.clients import quiet
 from tests.mirror.test_mirror_maker import _mm2_properties, _produce, _start, _stop, _wait
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 
 def _free_port() -> int:

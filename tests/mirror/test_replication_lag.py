@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
+
 from seaway.broker import BrokerThread
 from seaway.mirror.metrics import MirrorMetrics, lag_behind_source
 from tests.broker.clients import create_topic, produce
+
+pytestmark = pytest.mark.waits
 
 
 def test_replication_lag_from_high_watermarks(cluster_a: BrokerThread) -> None:

@@ -26,6 +26,8 @@ from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.planner import OffsetRange
 from tests.broker.clients import quiet, read_partition
 
+pytestmark = pytest.mark.waits
+
 RECORDS = 150
 BIG = 120  # the record the remote topic first refuses (over its max.message.bytes)
 

@@ -17,7 +17,7 @@ from seaway.mirror.policy import DefaultReplicationPolicy, IdentityReplicationPo
 from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
 from tests.broker.clients import quiet
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 RECORDS = 3000
 

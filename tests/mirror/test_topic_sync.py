@@ -29,7 +29,7 @@ from seaway.mirror.source_flow import MirrorSourceFlow, register
 from seaway.mirror.topic_sync import AclSync, acls_to_sync
 from tests.mirror.test_source_flow import _ends, _produce, _records, _settings, _wait
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 
 def _configs(bootstrap: str, topic: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from seaway.mirror.policy import DefaultReplicationPolicy
 from seaway.mirror.source_flow import MirrorSourceFlow, register
 from tests.mirror.test_source_flow import _ends, _produce, _records, _settings, _wait
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 
 def _topic(bootstrap: str, name: str, partitions: int = 2) -> None:

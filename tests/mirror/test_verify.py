@@ -14,6 +14,8 @@ from seaway.cli.main import main
 from seaway.mirror.verify import VerifyError, record_digest, verify_mirror
 from tests.broker.clients import quiet
 
+pytestmark = pytest.mark.waits
+
 Record = tuple[int, bytes | None, bytes | None, list[tuple[str, bytes | None]], int]
 
 

@@ -17,6 +17,8 @@ from seaway.connect.api.errors import DataError
 from seaway.connect.converters.registry import new_converter
 from seaway.registry.server import RegistryServer
 
+pytestmark = pytest.mark.waits
+
 
 def _converter(registry: RegistryServer, **extra: str) -> object:
     return new_converter(

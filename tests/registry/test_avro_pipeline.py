@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from confluent_kafka import Producer
 from confluent_kafka.schema_registry import SchemaRegistryClient
 
@@ -13,6 +14,8 @@ from seaway.registry.server import RegistryServer
 from tests.broker.clients import create_topic, quiet
 from tests.connect.test_error_handling import _dead_letters
 from tests.connect.workers import WorkerProcess, distributed_props, line_count, wait_for
+
+pytestmark = pytest.mark.waits
 
 AVRO = "io.confluent.connect.avro.AvroConverter"
 

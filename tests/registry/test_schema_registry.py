@@ -23,6 +23,8 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from seaway.registry.server import RegistryServer
 from tests.conftest import registry_props
 
+pytestmark = pytest.mark.waits
+
 V1 = {
     "type": "record",
     "name": "login",
