@@ -311,7 +311,7 @@ def _topic_metrics(state: _State) -> Iterator[Metric]:
     size = state.retired_bytes + sum(b for _, b in appended.values())
     every = state.all_counts
     zero = _TopicCounts()
-    series = (
+    series: tuple[tuple[str, str, int, Callable[[str], int]], ...] = (
         ("messagesin", "Records appended (MessagesInPerSec).", records,
          lambda t: appended[t][0]),
         ("bytesin", "Bytes of record batches appended (BytesInPerSec).", size,

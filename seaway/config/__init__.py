@@ -11,6 +11,7 @@ from seaway.config.definition import ConfigDef
 from seaway.config.docs import nice_memory_units, nice_time_units
 from seaway.config.errors import ConfigException
 from seaway.config.keys import ConfigKey, ConfigValue, Recommender
+from seaway.config.plugins import load_class
 from seaway.config.properties import dump_properties, load_properties, parse_properties
 from seaway.config.types import (
     HIDDEN,
@@ -20,7 +21,6 @@ from seaway.config.types import (
     Type,
     Width,
     convert_to_string,
-    load_class,
     parse_type,
 )
 from seaway.config.validators import (

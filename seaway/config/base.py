@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from seaway.config.definition import ConfigDef
 from seaway.config.errors import ConfigException
 from seaway.config.types import Password
+
+T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +73,7 @@ class Config:
         self._used.add(name)
         return self._values[name]
 
-    def _typed(self, name: str, expected: type, label: str) -> Any:
+    def _typed(self, name: str, expected: type[T], label: str) -> T | None:
         value = self.get(name)
         if value is None:
             return None

@@ -238,4 +238,4 @@ def _action_form(text: str) -> tuple[Action, str, int | None]:
             task = int(fields.get("task", ""))
         except ValueError:
             raise ActionError(400, "task must be a task number for restart-task") from None
-    return action, connector, task  # type: ignore[return-value]
+    return action, connector, task

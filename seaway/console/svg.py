@@ -64,7 +64,7 @@ def _nice_ceiling(value: float) -> float:
     """The smallest of 1, 2, 2.5, 5 x 10^n at least *value* (1 for 0)."""
     if value <= 0:
         return 1.0
-    power = 10 ** math.floor(math.log10(value))
+    power: float = 10 ** math.floor(math.log10(value))  # an int from 1 up, else a float
     for step in (1, 2, 2.5, 5, 10):
         if value <= step * power:
             return step * power

@@ -25,6 +25,7 @@ from seaway.mirror.metrics import (
 
 if TYPE_CHECKING:
     from seaway.mirror.driver import MirrorMaker
+    from seaway.mirror.metrics_server import MetricsServer
 
 __all__ = ["PLOTS", "flow_views", "mirror_console"]
 
@@ -96,7 +97,7 @@ def mirror_console(maker: MirrorMaker, registry: MirrorMetrics = METRICS) -> Con
         return [g for c in clusters for g in c.groups()]
 
     def history() -> dict[str, object]:
-        server = maker.metrics_server
+        server: MetricsServer | None = maker.metrics_server
         if server is None:
             raise RuntimeError("the metrics server has not started")
         return server.history.snapshot()

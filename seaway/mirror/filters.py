@@ -272,7 +272,8 @@ _BUILTIN: Final[Mapping[str, type]] = {
 }
 
 
-# base is a plain type: mypy takes no abstract class for a type[T] (python/mypy#4717).
+# base is a plain type: mypy takes no abstract class for a type[T] (python/mypy#4717), so
+# the callers type the instance (a subclass of base, checked here).
 def _load(props: Mapping[str, Any], key: str, default: str, base: type[Any]) -> Any:
     spec = props.get(key, default)
     if isinstance(spec, str):
@@ -296,21 +297,24 @@ def topic_filter(props: Mapping[str, Any]) -> TopicFilter:
     The class may be given by its Kafka name, a Python path or as a class; it is
     instantiated without arguments and then configured with *props*.
     """
-    return _load(props, TOPIC_FILTER_CLASS, DEFAULT_TOPIC_FILTER_CLASS, TopicFilter)
+    loaded: TopicFilter = _load(props, TOPIC_FILTER_CLASS, DEFAULT_TOPIC_FILTER_CLASS, TopicFilter)
+    return loaded
 
 
 def group_filter(props: Mapping[str, Any]) -> GroupFilter:
     """The configured ``group.filter.class`` (default :class:`DefaultGroupFilter`)."""
-    return _load(props, GROUP_FILTER_CLASS, DEFAULT_GROUP_FILTER_CLASS, GroupFilter)
+    loaded: GroupFilter = _load(props, GROUP_FILTER_CLASS, DEFAULT_GROUP_FILTER_CLASS, GroupFilter)
+    return loaded
 
 
 def config_property_filter(props: Mapping[str, Any]) -> ConfigPropertyFilter:
     """The configured ``config.property.filter.class`` (default
     :class:`DefaultConfigPropertyFilter`)."""
-    return _load(
+    loaded: ConfigPropertyFilter = _load(
         props, CONFIG_PROPERTY_FILTER_CLASS, DEFAULT_CONFIG_PROPERTY_FILTER_CLASS,
         ConfigPropertyFilter,
     )  # fmt: skip
+    return loaded
 
 
 def is_default_filter_class(value: Any, default: str) -> bool:

@@ -138,7 +138,7 @@ class _ChunkWriter:
         self.size = 0
 
     def write(self, data: Buffer) -> int:
-        n = len(data)  # type: ignore[arg-type]
+        n = len(data)
         self.size += n
         if n >= self.LARGE:
             if self._small:
@@ -190,7 +190,8 @@ def _module_of(cls: type) -> ModuleType:
 
 def nested(cls: type, name: str) -> type:
     """The nested entity class ``name`` defined beside the versioned entity ``cls``."""
-    return getattr(_module_of(cls), name)
+    entity: type = getattr(_module_of(cls), name)
+    return entity
 
 
 @cache

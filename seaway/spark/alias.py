@@ -33,7 +33,7 @@ _registered: set[int] = set()
 
 def jvm_kafka_available(spark: SparkSession) -> bool:
     """Whether this session's JVM has Spark's own Kafka connector on its classpath."""
-    key = id(spark.sparkContext._jsc)  # type: ignore[attr-defined]
+    key = id(spark.sparkContext._jsc)
     if key not in _jvm_kafka:
         try:
             loader = spark._jvm.java.lang.Thread.currentThread().getContextClassLoader()  # type: ignore[union-attr]
@@ -46,7 +46,7 @@ def jvm_kafka_available(spark: SparkSession) -> bool:
 
 def register(spark: SparkSession) -> None:
     """Register the ``seaway-kafka`` data source with ``spark`` (once per session)."""
-    key = id(spark._jsparkSession)  # type: ignore[attr-defined]
+    key = id(spark._jsparkSession)
     if key not in _registered:
         spark.dataSource.register(KafkaDataSource)
         _registered.add(key)

@@ -42,17 +42,17 @@ _RECORD_TIMEOUT_S = 600
 
 
 class _Ticks(DataSourceStreamReader):
-    def initialOffset(self) -> dict:
+    def initialOffset(self) -> dict[str, int]:
         return {"tick": 0}
 
-    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+    def latestOffset(self, start: dict[str, int], limit: ReadLimit) -> dict[str, int]:
         return {"tick": 2}
 
-    def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
+    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
         return [InputPartition(tick) for tick in range(start["tick"], end["tick"])]
 
     def read(self, partition: InputPartition) -> Iterator[tuple[int]]:
-        yield (partition.value,)  # type: ignore[attr-defined]
+        yield (partition.value,)
 
 
 class _TickSource(DataSource):

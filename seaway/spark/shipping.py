@@ -337,7 +337,7 @@ def check_shipped(spark: SparkSession) -> None:
     before ``import seaway.spark``, or by ``spark-submit``) is, once: its workers may have
     Seaway from an image or an environment of the user's own."""
     sc = spark.sparkContext
-    key = id(sc._jsc)  # type: ignore[attr-defined]
+    key = id(sc._jsc)
     if key in _checked:
         return
     settings = dict(sc.getConf().getAll())

@@ -16,6 +16,7 @@ import asyncio
 import dataclasses
 import enum
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from seaway.protocol.errors import ErrorCode, KafkaError
@@ -100,7 +101,8 @@ class Group:
         self.initial_delay_ms = initial_delay_ms
         self._timer: asyncio.TimerHandle | None = None
         self._initial_deadline = 0.0
-        self.on_generation: list = []  # callbacks(group) after each completed join
+        # Called with the group after each completed join.
+        self.on_generation: list[Callable[[Group], None]] = []
 
     # -- helpers ---------------------------------------------------------------------------
 

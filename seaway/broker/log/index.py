@@ -23,7 +23,7 @@ __all__ = ["OffsetIndex", "TimeIndex"]
 _BIG_ENDIAN = sys.byteorder == "big"
 
 
-def _load(path: Path, typecode: str) -> array:
+def _load(path: Path, typecode: str) -> array[int]:
     values = array(typecode)
     try:
         data = path.read_bytes()

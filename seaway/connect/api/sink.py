@@ -76,7 +76,7 @@ class SinkConnector(Connector):
 
     TOPICS_CONFIG: Final = TOPICS_CONFIG
 
-    context: SinkConnectorContext | None = None  # type: ignore[assignment]
+    context: SinkConnectorContext | None = None
 
     def alter_offsets(
         self, props: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]

@@ -97,7 +97,7 @@ class SourceTaskContext(ABC):
 class SourceConnector(Connector):
     """A connector whose tasks are :class:`SourceTask` subclasses."""
 
-    context: SourceConnectorContext | None = None  # type: ignore[assignment]
+    context: SourceConnectorContext | None = None
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
         """Whether exactly-once delivery is possible with *props*; None means unknown."""

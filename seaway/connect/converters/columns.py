@@ -25,11 +25,11 @@ _NEEDS_ESCAPE = r'[\x00-\x1f"\\]'  # what Jackson escapes in a string (json_text
 
 
 def is_text(column: pa.Array) -> bool:
-    return pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+    return bool(pa.types.is_string(column.type) or pa.types.is_large_string(column.type))
 
 
 def is_bytes(column: pa.Array) -> bool:
-    return pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type)
+    return bool(pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type))
 
 
 def binary(column: pa.Array) -> pa.Array | None:

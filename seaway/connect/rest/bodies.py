@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 from seaway.connect.rest.responses import MappingError
 
@@ -84,7 +84,9 @@ def _token(value: Any) -> tuple[str, str]:
     return "Object", "START_OBJECT"
 
 
-def _mismatch(java_type: str, value: Any, chain: tuple[tuple[str, str | int], ...] = ()) -> Any:
+def _mismatch(
+    java_type: str, value: Any, chain: tuple[tuple[str, str | int], ...] = ()
+) -> NoReturn:
     shape, token = _token(value)
     raise MappingError(
         f"Cannot deserialize value of type `{java_type}` from {shape} value "
@@ -93,7 +95,7 @@ def _mismatch(java_type: str, value: Any, chain: tuple[tuple[str, str | int], ..
     )
 
 
-def _unrecognized(java_class: str, field: str, known: tuple[str, ...]) -> Any:
+def _unrecognized(java_class: str, field: str, known: tuple[str, ...]) -> NoReturn:
     if len(known) == 1:
         props = f'one known property: "{known[0]}"'
     else:
@@ -112,7 +114,7 @@ def _string(value: Any, chain: tuple[tuple[str, str | int], ...]) -> str | None:
         return "true" if value else "false"
     if isinstance(value, str):  # _JsonInt and _JsonFloat included: their text as written
         return str(value)
-    return _mismatch(_STRING, value, chain)
+    _mismatch(_STRING, value, chain)
 
 
 def string_map(
@@ -120,7 +122,7 @@ def string_map(
 ) -> dict[str, Any]:
     """A ``Map<String,String>`` body; null values only when *nulls* (else a 500)."""
     if not isinstance(value, dict):
-        return _mismatch(_STRING_MAP, value, chain)
+        _mismatch(_STRING_MAP, value, chain)
     out: dict[str, Any] = {}
     for key, item in value.items():
         where = (*chain, (_MAP, key))
@@ -148,8 +150,8 @@ def _object_map(value: Any, chain: tuple[tuple[str, str | int], ...]) -> dict[st
     if value is None:
         return None
     if not isinstance(value, dict):
-        return _mismatch(_OBJECT_MAP, value, chain)
-    return _plain(value)
+        _mismatch(_OBJECT_MAP, value, chain)
+    return {k: _plain(v) for k, v in value.items()}
 
 
 def required(body: bytes) -> Any:
@@ -163,7 +165,7 @@ def create_request(body: bytes) -> tuple[str | None, dict[str, str] | None, str 
     """``CreateConnectorRequest``: (name, config, initial_state)."""
     value = required(body)
     if not isinstance(value, dict):
-        return _mismatch(_CREATE_REQUEST, value)
+        _mismatch(_CREATE_REQUEST, value)
     name = config = state = None
     for field, item in value.items():
         chain = ((_CREATE_REQUEST, field),)
@@ -182,7 +184,7 @@ def _initial_state(value: Any, chain: tuple[tuple[str, str | int], ...]) -> str 
     if value is None:
         return None
     if isinstance(value, dict | list):
-        return _mismatch(_INITIAL_STATE, value, chain)
+        _mismatch(_INITIAL_STATE, value, chain)
     text = (_string(value, chain) or "").upper()
     if text not in _INITIAL_STATES:
         raise MappingError(
@@ -197,7 +199,7 @@ def connector_offsets(body: bytes) -> list[dict[str, Any]] | None:
     """``ConnectorOffsets.offsets``: ``[{"partition": ..., "offset": ...}]`` or None."""
     value = required(body)
     if not isinstance(value, dict):
-        return _mismatch(_OFFSETS, value)
+        _mismatch(_OFFSETS, value)
     offsets = None
     for field, item in value.items():
         if field != "offsets":
@@ -214,7 +216,7 @@ def connector_offsets(body: bytes) -> list[dict[str, Any]] | None:
 
 def _connector_offset(value: Any, chain: tuple[tuple[str, str | int], ...]) -> dict[str, Any]:
     if not isinstance(value, dict):
-        return _mismatch(_OFFSET, value, chain)
+        _mismatch(_OFFSET, value, chain)
     out: dict[str, Any] = {"partition": None, "offset": None}
     for field, item in value.items():
         if field not in out:

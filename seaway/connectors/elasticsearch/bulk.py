@@ -249,7 +249,7 @@ def _last_fitting(offsets: pa.Array, start: int, end: int, limit: int) -> int:
         def __len__(self) -> int:
             return end - start + 1
 
-    return start + bisect_right(_View(), limit) - 1  # type: ignore[arg-type]
+    return start + bisect_right(_View(), limit) - 1
 
 
 def _describe(error: Any) -> str:

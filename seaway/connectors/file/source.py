@@ -58,7 +58,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
 import pyarrow as pa
 
@@ -116,7 +116,7 @@ def _decode(line: bytes | None) -> str:
     return "" if line is None else line.decode("utf-8", errors="replace")
 
 
-def _is_long(value: Any) -> bool:
+def _is_long(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

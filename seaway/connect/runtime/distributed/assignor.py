@@ -157,7 +157,8 @@ class CooperativeAssignor:
         if self._revoked_in_previous and self.max_delay_ms > 0:
             self._revoking_rounds += 1
             self._revoked_in_previous = False
-            return min(_BACKOFF_BASE_MS**self._revoking_rounds, self.max_delay_ms)
+            backoff: int = _BACKOFF_BASE_MS**self._revoking_rounds  # rounds >= 1: an int
+            return min(backoff, self.max_delay_ms)
         for member, connectors in surplus.items():
             plans[member].revoked.update(connectors)
             following[member].difference_update(connectors)

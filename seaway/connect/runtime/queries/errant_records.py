@@ -122,7 +122,7 @@ class SinkErrantRecordReporter(ErrantRecordReporter):
         return future
 
 
-class _Delivery(Future):  # type: ignore[type-arg]
+class _Delivery(Future[None]):
     """Completes when the queue's producer delivers: waiting on it drives the delivery
     (librdkafka reports deliveries only while its producer is polled or flushed)."""
 

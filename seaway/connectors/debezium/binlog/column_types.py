@@ -115,7 +115,7 @@ def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes | bytearray) else str(value)
 
 
-def _micros(value: Any) -> int:
+def _micros(value: dt.timedelta | dt.time) -> int:
     """Microseconds of a TIME value (a timedelta, or a time of day)."""
     if isinstance(value, dt.timedelta):
         return (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds

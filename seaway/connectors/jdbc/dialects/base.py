@@ -360,10 +360,12 @@ class Dialect:
         """A TIMESTAMP value as an aware datetime: naive values are in ``db.timezone``."""
         if isinstance(value, (int, float)):
             return dt.datetime.fromtimestamp(value / 1000, dt.UTC)
-        if not isinstance(value, dt.datetime):
+        if isinstance(value, dt.datetime):
+            moment: dt.datetime = value
+        else:
             text = str(value).strip().replace("T", " ").removesuffix("Z")
-            value = dt.datetime.fromisoformat(text)
-        return value if value.tzinfo else value.replace(tzinfo=self.timezone)
+            moment = dt.datetime.fromisoformat(text)
+        return moment if moment.tzinfo else moment.replace(tzinfo=self.timezone)
 
     def timestamp_expression(self, column: str) -> str:
         """A timestamp column as the database compares it."""

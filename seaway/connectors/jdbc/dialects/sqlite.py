@@ -113,7 +113,7 @@ class SqliteDialect(Dialect):
         return f"strftime('%Y-%m-%d %H:%M:%f', {self.quote(column)})"
 
     def timestamp_param(self, moment: Any) -> str:
-        wall = super().timestamp_param(moment)
+        wall: dt.datetime = super().timestamp_param(moment)  # the base's naive wall clock
         return wall.strftime("%Y-%m-%d %H:%M:%S.") + f"{wall.microsecond // 1000:03d}"
 
 
