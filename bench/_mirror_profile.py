@@ -16,7 +16,7 @@ from bench._util import process_cpu_seconds, process_tree_cpu_seconds
 
 #: Buckets of Python samples, first match wins (a substring of the folded stack).
 BUCKETS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("copy: seaway/mirror/copier.py copy_range", ("copy_range (",)),
+    ("copy: seaway/mirror/copy/loop.py copy_range", ("copy_range (",)),
     ("source: driver side (stream/planner: offsets, plans)", ("seaway/spark/kafka/",)),
     (
         "pyspark worker start: importlib.invalidate_caches() (re-reads the zips on sys.path)",

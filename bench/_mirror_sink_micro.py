@@ -1,4 +1,4 @@
-"""Micro-benchmark of a mirror task's copy loop, without Spark: ``seaway.mirror.copier.
+"""Micro-benchmark of a mirror task's copy loop, without Spark: ``seaway.mirror.copy.loop.
 copy_range`` copies each partition of a topic on broker A to broker B, one range (one
 "task") per partition, all in this process (as a reused Python worker runs the tasks of a
 micro-batch one after the other).
@@ -7,6 +7,7 @@ Run from the repository root::
 
     .venv/bin/python -m bench._mirror_sink_micro                 # 400,000 records
     .venv/bin/python -m bench._mirror_sink_micro --records 100000 --repeat 1
+    .venv/bin/python -m bench._mirror_sink_micro --librdkafka  # librdkafka on both sides
 
 A and B are broker subprocesses. A's topic holds ``--records`` records of
 ``--value-size`` bytes (8-byte keys, no headers, CreateTime timestamps) over
@@ -24,8 +25,12 @@ Variants:
 * ``copier+eos``: the exactly-once copy: one transaction per range with the MM2 offset
   record and the marker commit (a range that starts on a fresh transactional id pays for
   ``init_transactions`` once).
-* ``floor``: consume and produce only, no delivery reports, no syncs (not a valid mirror;
-  the lower bound of a Python copy loop over confluent-kafka).
+* ``floor``: fetch and produce the batches only, no reshaping, no syncs (not a valid
+  mirror; the lower bound of the copy loop over the same fetcher and producer).
+
+``--librdkafka`` puts librdkafka behind the fetcher and the producer on both clusters (as
+for a SASL mechanism the batch client does not speak); by default the batch client does
+both.
 
 Checks: every variant's remote topic holds every record; the offset syncs each ``copier*``
 variant wrote equal what MM2's per-record rule (``OffsetSyncWriter.maybe_queue_offset_syncs``
@@ -60,37 +65,31 @@ from bench._report import (
 )
 from bench._util import progress
 from bench._workload import create_topics
-from seaway.mirror import copier
-from seaway.mirror.copier import MirrorCopySpec, RangeSummary, copy_range
+from seaway.kafka import pool
+from seaway.kafka.ranges import OffsetRange, range_producer
+from seaway.mirror.copy.loop import copy_range
+from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary
 from seaway.mirror.formats import OffsetSync
 from seaway.mirror.offset_syncs import OffsetSyncWriter
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
-from seaway.spark.kafka.planner import OffsetRange
-from seaway.spark.kafka.reader import message_batches
+from seaway.spark.kafka.reader import fetch_range
 
 SOURCE_TOPIC = "bench"
 VARIANTS = ("copier", "copier+metrics", "copier+eos", "floor")
-_TIMEOUT_S = 60.0
 
 
-def copy_floor(spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange) -> RangeSummary:
-    """Consume and produce only (no reports, no syncs): a lower bound, not a mirror."""
-    producer = copier._producer({"acks": "all", **spec.target_producer})
+def copy_floor(
+    spec: MirrorCopySpec, options: SourceOptions, r: OffsetRange, *, librdkafka: bool | None
+) -> RangeSummary:
+    """Fetch and produce the batches only (no reshaping, no syncs): a lower bound."""
+    producer = range_producer(spec.target_producer, client_id="bench", librdkafka=librdkafka)
     remote, count = spec.remote_topics[r.topic], 0
-    for messages, offsets in message_batches(options, r):
-        for m in messages:
-            kind, ts = m.timestamp()
-            while True:
-                try:
-                    producer.produce(remote, m.value(), m.key(), r.partition, None, None,
-                                     ts if kind else 0, m.headers())  # fmt: skip
-                    break
-                except BufferError:
-                    producer.poll(0.05)
-        producer.poll(0)
-        count += len(offsets)
-    if producer.flush(_TIMEOUT_S):
-        raise RuntimeError("records unacknowledged")
+    for batch in fetch_range(options, r, librdkafka=librdkafka):
+        producer.send(remote, r.partition, batch.data)
+        producer.take_acked()
+        count += batch.header.records_count
+    producer.flush()
+    producer.take_acked()
     return RangeSummary(r.topic, r.partition, r.start, r.end, r.end - 1, count)
 
 
@@ -166,7 +165,9 @@ def read_syncs(bootstrap: str, topic: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def measure(variant: str, a: str, b: str, partitions: int, per_partition: int) -> Measurement:
+def measure(
+    variant: str, a: str, b: str, partitions: int, per_partition: int, librdkafka: bool | None
+) -> Measurement:
     """Copy every partition with ``variant`` into fresh topics; check records and syncs."""
     suffix = uuid.uuid4().hex[:8]
     name = variant.replace("+", "-")
@@ -196,7 +197,8 @@ def measure(variant: str, a: str, b: str, partitions: int, per_partition: int) -
     copy = copy_floor if variant == "floor" else copy_range
     meter, wall = CpuMeter(cpu=own_cpu), time.perf_counter()
     for partition in range(partitions):
-        copy(spec, options, OffsetRange(SOURCE_TOPIC, partition, 0, per_partition))
+        r = OffsetRange(SOURCE_TOPIC, partition, 0, per_partition)
+        copy(spec, options, r, librdkafka=librdkafka)
     wall, cpu = time.perf_counter() - wall, meter.read()["cpu"]
     total, expected = expected_syncs(b, remote, partitions, spec.offset_lag_max)
     if total != partitions * per_partition:
@@ -223,6 +225,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--value-size", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3, help="runs per variant (best kept)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"of {list(VARIANTS)}")
+    parser.add_argument(
+        "--librdkafka", action="store_true", help="librdkafka behind fetcher and producer"
+    )
     return parser.parse_args(argv)
 
 
@@ -250,17 +255,20 @@ def run(args: argparse.Namespace, variants: list[str], root: Path) -> dict[str, 
         Producer({"bootstrap.servers": b}).list_topics(timeout=30)
         for round_ in range(args.repeat):
             for variant in variants:
-                m = measure(variant, a, b, args.partitions, per_partition)
+                librdkafka = True if args.librdkafka else None
+                m = measure(variant, a, b, args.partitions, per_partition, librdkafka)
                 progress(
                     f"round {round_ + 1} {variant}: {m.rate:,.0f} rec/s, {m.cpu_us:.2f} us/rec"
                 )
                 if variant not in best or m.cpu < best[variant].cpu:
                     best[variant] = m
     finally:
+        pool.close_all()  # the pooled clients first: they would call stopped brokers
         broker_b.stop()
         broker_a.stop()
     print(
-        f"\nmirror copy loop (seaway.mirror.copier.copy_range), {records:,} records x "
+        f"\nmirror copy loop (seaway.mirror.copy.loop.copy_range"
+        f"{', librdkafka' if args.librdkafka else ''}), {records:,} records x "
         f"{args.value_size} B, {args.partitions} ranges of {per_partition:,}; best of "
         f"{args.repeat} (by CPU); CPU = this process, librdkafka threads included"
     )

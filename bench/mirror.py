@@ -105,7 +105,7 @@ KEY_BYTES = 8
 KCAT = "kcat"
 VARIANTS = ("kcat", "seaway")
 
-#: kcat -P settings = the record path's producer settings (seaway/mirror/copier.py).
+#: kcat -P settings = the librdkafka producer settings the mirror used before its batch copy.
 KCAT_PRODUCER = {"acks": "all", "linger.ms": "5", "batch.size": "1000000"}
 #: The fill producer (not timed against anything; as fast as it goes).
 FILL_PRODUCER: dict[str, str | int] = {

@@ -109,7 +109,8 @@ def _key(config: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 def batch_client_reaches(config: Mapping[str, Any]) -> bool:
     """Whether Seaway's batch client can reach a cluster with these librdkafka settings:
-    PLAINTEXT, SSL and SASL (PLAIN, SCRAM) can; other SASL mechanisms take the record path."""
+    PLAINTEXT, SSL and SASL (PLAIN, SCRAM) can; for other SASL mechanisms librdkafka
+    fetches and produces behind the same interfaces (:mod:`seaway.kafka.ranges`)."""
     try:
         ClientSecurity.from_config(config)
     except ConfigException:

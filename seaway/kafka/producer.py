@@ -51,7 +51,9 @@ class ProduceError(KafkaClientError, RuntimeError):
 @dataclass(slots=True, eq=False)
 class Delivery:
     """One batch sent: where to, how many offsets it spans, the caller's tag, and once
-    acknowledged the offset of its first record on the target."""
+    acknowledged the offset of its first record on the target (``downstream``: each
+    record's, where they are not ``base_offset`` onwards, which only a producer sending
+    record by record can see)."""
 
     topic: str
     partition: int
@@ -62,6 +64,7 @@ class Delivery:
     base_offset: int = -1
     sent: tuple[Connection, Pending] | None = None
     first_sent: float = 0.0
+    downstream: list[int] | None = None
 
 
 @dataclass(slots=True)
@@ -268,6 +271,18 @@ class BatchProducer:
         acked = list(self._acked)
         self._acked.clear()
         return acked
+
+    # --- what a copy asks of the target ---------------------------------------------------
+
+    def topic_config(self, topic: str, name: str) -> str | None:
+        """The value of config *name* of *topic* (retried as the cluster retries)."""
+        return self.cluster.retrying(
+            lambda: self.cluster.topic_config(topic, name), f"DescribeConfigs({topic})"
+        )
+
+    def partition_count(self, topic: str) -> int:
+        """How many partitions *topic* has."""
+        return self.cluster.partition_count(topic)
 
     # --- transactions ---------------------------------------------------------------------
 

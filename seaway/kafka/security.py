@@ -1,4 +1,4 @@
-"""TLS and SASL for Seaway's batch client, from the same librdkafka settings the record path's
+"""TLS and SASL for Seaway's batch client, from the same librdkafka settings librdkafka's
 clients get (:func:`seaway.kafka.java_config.to_librdkafka` turns Java settings into them).
 
 ``security.protocol`` PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL; TLS with the CA, client

@@ -1,8 +1,8 @@
 """The write side of a MirrorSource flow: ``seaway-mirror-sink``, the summary sink.
 
 The records are already on the target when rows reach this sink: ``seaway-mirror-copy``
-(:mod:`seaway.mirror.copy_source`) copies each offset range inside its Spark task and
-yields one summary row per range (:class:`~seaway.mirror.copier.RangeSummary`). A sink
+(:mod:`seaway.mirror.copy.source`) copies each offset range inside its Spark task and
+yields one summary row per range (:class:`~seaway.mirror.copy.spec.RangeSummary`). A sink
 task collects its summaries into a :class:`MirrorCommitMessage`.
 
 ``commit`` (once every task of the micro-batch succeeded) stores each source partition's
@@ -25,11 +25,12 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceStreamArrowWriter, WriterCommitMessage
 
 from seaway.kafka import pool
-from seaway.mirror.copier import (
+from seaway.mirror.copy.spec import (
     CONNECTOR_NAME,
     SUMMARY_FIELDS,
     MirrorCopySpec,
     RangeSummary,
+    offset_record,
 )
 
 log = logging.getLogger(__name__)
@@ -58,8 +59,6 @@ class MirrorCommitMessage(WriterCommitMessage):  # type: ignore[misc]
 
 def store_copied_offsets(spec: MirrorCopySpec, copied: list[tuple[str, int, int]]) -> None:
     """Write MM2's source offsets for *copied* to the target's offsets topic."""
-    from seaway.connect.runtime.storage.offsets import offset_key, offset_value
-
     # One producer per target for the life of the process that runs the commits (Spark
     # keeps it for the query): no connection set-up per micro-batch.
     producer = pool.producer(
@@ -72,10 +71,7 @@ def store_copied_offsets(spec: MirrorCopySpec, copied: list[tuple[str, int, int]
             errors.append(str(err))
 
     for topic, partition, offset in copied:
-        record_key = offset_key(
-            CONNECTOR_NAME, {"cluster": spec.source_alias, "partition": partition, "topic": topic}
-        )
-        value = offset_value({"offset": offset})
+        record_key, value = offset_record(spec, topic, partition, offset)
         producer.produce(spec.offsets_topic, value, record_key, on_delivery=on_delivery)
     remaining = producer.flush(_TIMEOUT_S)
     if remaining or errors:

@@ -5,7 +5,7 @@ replicate (the topic filter, heartbeats topics, never internal topics, never a c
 a topic whose upstream chain already passed through the target), creates each remote topic
 on the target with the source's partition count and its replicable configs, adds missing
 partitions, and creates the offset-syncs topic. Then one query copies them:
-``seaway-mirror-copy`` (:mod:`seaway.mirror.copy_source`) plans offset ranges on cluster A
+``seaway-mirror-copy`` (:mod:`seaway.mirror.copy.source`) plans offset ranges on cluster A
 as Seaway's Kafka source does, starting from MM2's stored offsets (``offset + 1``; earliest
 for partitions never copied), and each task copies its range to B itself, handing Spark one
 summary row → ``seaway-mirror-sink`` (:mod:`seaway.mirror.sink`) stores MM2's offsets and
@@ -30,8 +30,8 @@ from typing import Any, Final
 
 from seaway.kafka.admin import admin_client as _admin
 from seaway.kafka.admin import ensure_topic
-from seaway.mirror.copier import MirrorCopySpec
-from seaway.mirror.copy_source import SOURCE_NAME as COPY_SOURCE_NAME
+from seaway.mirror.copy.source import SOURCE_NAME as COPY_SOURCE_NAME
+from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
 from seaway.mirror.metrics import OBSERVATION, MirrorMetrics, record_ranges
 from seaway.mirror.policy import ReplicationPolicy
@@ -363,7 +363,7 @@ def _field(row: Any, name: str) -> Any:
 
 def register(spark: Any) -> None:
     """Register the mirror's copy source and summary sink with *spark*."""
-    from seaway.mirror.copy_source import MirrorCopyDataSource
+    from seaway.mirror.copy.source import MirrorCopyDataSource
     from seaway.mirror.sink import MirrorSinkDataSource
 
     spark.dataSource.register(MirrorCopyDataSource)

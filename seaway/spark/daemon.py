@@ -23,7 +23,7 @@ _SPARK_ZIPS = ("pyspark.zip", "-src.zip")
 _PRELOAD = (
     "pyarrow",
     "seaway.spark.kafka.source",
-    "seaway.mirror.copy_source",
+    "seaway.mirror.copy.source",
     "seaway.mirror.sink",
     "seaway.connect.runtime.queries.source",
     "seaway.connect.runtime.queries.sink",

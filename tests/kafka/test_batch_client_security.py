@@ -21,11 +21,11 @@ from seaway.kafka.connection import KafkaConnectionError
 from seaway.kafka.fetcher import PartitionFetcher
 from seaway.kafka.pool import batch_client_reaches
 from seaway.kafka.producer import BatchProducer
+from seaway.kafka.ranges import OffsetRange
 from seaway.kafka.security import ClientSecurity
 from seaway.protocol.errors import ErrorCode, KafkaError
 from seaway.protocol.record_codec import Record, build_batch, decode_records
 from seaway.spark.kafka.options import parse_source_options
-from seaway.spark.kafka.planner import OffsetRange
 from seaway.spark.kafka.reader import read_range
 from tests.broker.certs import Certs, make_certs
 from tests.broker.test_security import broker_config
@@ -141,14 +141,14 @@ def test_settings_it_cannot_honour_name_the_key(config: dict[str, str], message:
     with pytest.raises(ConfigException, match=message):
         ClientSecurity.from_config(config)
     if "GSSAPI" in message:
-        assert not batch_client_reaches(config)  # the record path (librdkafka) takes it
+        assert not batch_client_reaches(config)  # librdkafka takes it, behind the same interfaces
 
 
 def test_the_spark_source_reads_a_sasl_ssl_cluster_on_the_batch_path(
     secure: BrokerThread, certs: Certs
 ) -> None:
     """Java settings as a Spark user writes them (``kafka.sasl.jaas.config``, a PEM
-    truststore): the batch path reads the same rows as librdkafka's record path."""
+    truststore): the batch client reads the same rows as the librdkafka fetcher."""
     address = secure.listeners["SASL_SSL"]
     topic = "spark-over-sasl-ssl"
     config = _settings("SASL_SSL", "SCRAM-SHA-512", "carol", certs)

@@ -1,11 +1,13 @@
-"""The batch path of the mirror copy, without Spark: two embedded clusters, real clients.
+"""The mirror's copy loop, without Spark: two embedded clusters, real clients.
 
 Source batches written by librdkafka, kafka-python and aiokafka in every codec arrive on the
 target byte for byte (only the producer fields, the CRC and the offsets differ); aborted
 source transactions never arrive; offset syncs are the per-record rule's and point at the
 copies; a LogAppendTime batch carries its append time; a batch over the target's
 ``max.message.bytes`` is split; range edges inside a batch copy each record once; a corrupt
-source batch stops the partition naming topic, partition and offset.
+source batch stops the partition naming topic, partition and offset. Through librdkafka
+(forced, as for a SASL mechanism the batch client does not speak) the same loop drops
+aborted transactions and gives the same offset syncs.
 """
 
 from __future__ import annotations
@@ -21,14 +23,15 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.kafka.cluster import LATEST, KafkaCluster, list_offset
 from seaway.kafka.fetcher import CorruptBatchError, FetchedBatch, PartitionFetcher
-from seaway.mirror.batch_copier import Outgoing, copy_range_batches
-from seaway.mirror.copier import MirrorCopySpec
+from seaway.kafka.ranges import OffsetRange
+from seaway.mirror.copy.loop import copy_range
+from seaway.mirror.copy.outgoing import Outgoing
+from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.formats import OffsetSync
 from seaway.mirror.offset_syncs import OffsetSyncWriter
 from seaway.protocol.record_codec import Record, _encode_record, build_batch, decode_records
 from seaway.protocol.records import BATCH_OVERHEAD, iter_batches, parse_header
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
-from seaway.spark.kafka.planner import OffsetRange
 from tests.broker.clients import quiet, read_partition
 
 pytestmark = pytest.mark.waits
@@ -89,9 +92,9 @@ class Flow:
         finally:
             cluster.close()
 
-    def copy(self, start: int = 0, end: int | None = None) -> Any:
+    def copy(self, start: int = 0, end: int | None = None, librdkafka: bool = False) -> Any:
         r = OffsetRange(self.source, 0, start, self.end() if end is None else end)
-        return copy_range_batches(self.spec, self.options, r)
+        return copy_range(self.spec, self.options, r, librdkafka=librdkafka)
 
 
 def raw_batches(bootstrap: str, topic: str) -> list[FetchedBatch]:
@@ -210,7 +213,10 @@ def _records(batches: list[FetchedBatch]) -> list[tuple[Any, ...]]:
     ]
 
 
-def test_aborted_source_transactions_are_not_copied(clusters: tuple[str, str]) -> None:
+@pytest.mark.parametrize("librdkafka", [False, True], ids=["batch-client", "librdkafka"])
+def test_aborted_source_transactions_are_not_copied(
+    clusters: tuple[str, str], librdkafka: bool
+) -> None:
     a, b = clusters
     flow = Flow(a, b, read_committed=True)
     producer = Producer(quiet({"bootstrap.servers": a, "transactional.id": flow.source}))
@@ -228,13 +234,16 @@ def test_aborted_source_transactions_are_not_copied(clusters: tuple[str, str]) -
             producer.commit_transaction(30)
         else:
             producer.abort_transaction(30)
-    summary = flow.copy()
+    summary = flow.copy(librdkafka=librdkafka)
     assert summary.records == len(expected)
     assert [m.value() for m in messages(b, flow.remote, committed=False)] == expected
     assert not any(batch.header.is_transactional for batch in raw_batches(b, flow.remote))
 
 
-def test_offset_syncs_follow_the_per_record_rule(clusters: tuple[str, str]) -> None:
+@pytest.mark.parametrize("librdkafka", [False, True], ids=["batch-client", "librdkafka"])
+def test_offset_syncs_follow_the_per_record_rule(
+    clusters: tuple[str, str], librdkafka: bool
+) -> None:
     a, b = clusters
     flow = Flow(a, b, read_committed=True, offset_lag_max=7)
     # Aborted transactions leave gaps upstream, so the rule has more than a run to follow.
@@ -247,8 +256,8 @@ def test_offset_syncs_follow_the_per_record_rule(clusters: tuple[str, str]) -> N
         producer.flush(30)
         (producer.commit_transaction if round_ % 3 else producer.abort_transaction)(30)
     end = flow.end()
-    flow.copy(0, end // 2)
-    flow.copy(end // 2, end)
+    flow.copy(0, end // 2, librdkafka)
+    flow.copy(end // 2, end, librdkafka)
     syncs = [
         OffsetSync.from_record(m.key(), m.value())
         for m in messages(b, flow.syncs_topic, committed=False)

@@ -1,9 +1,11 @@
-"""The exactly-once copy of one offset range, without Spark, on the batch path and on the
-record path: an attempt repeated after its transaction committed (what a Spark task retry
-does) writes nothing twice, and an attempt that fails mid-way leaves nothing visible."""
+"""The exactly-once copy of one offset range, without Spark, through Seaway's batch client
+and through librdkafka (forced; the clusters whose SASL mechanism only it speaks): an
+attempt repeated after its transaction committed (what a Spark task retry does) writes
+nothing twice, and an attempt that fails mid-way leaves nothing visible."""
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from typing import Any
@@ -18,12 +20,12 @@ from confluent_kafka.admin import (
     NewTopic,
 )
 
-from seaway.mirror.batch_copier import copy_range_batches
-from seaway.mirror.copier import MirrorCopySpec, copy_range
+from seaway.kafka.ranges import OffsetRange
+from seaway.mirror.copy.loop import copy_range
+from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.formats import OffsetSync
 from seaway.mirror.lag import stored_offsets
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
-from seaway.spark.kafka.planner import OffsetRange
 from tests.broker.clients import quiet, read_partition
 
 pytestmark = pytest.mark.waits
@@ -93,8 +95,9 @@ def flow(cluster_a: Any, cluster_b: Any) -> tuple[MirrorCopySpec, SourceOptions]
 
 @pytest.fixture(params=["batches", "records"])
 def copy(request: pytest.FixtureRequest) -> Any:
-    """The copy of one range: the batch path, or the record path (TLS/SASL clusters)."""
-    return copy_range_batches if request.param == "batches" else copy_range
+    """The copy of one range: through the batch client, or through librdkafka (the record
+    path of the clusters whose SASL mechanism the batch client does not speak)."""
+    return functools.partial(copy_range, librdkafka=request.param == "records")
 
 
 def _allow_big_records(bootstrap: str, topic: str) -> None:

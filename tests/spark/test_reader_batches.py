@@ -1,6 +1,7 @@
 """The executor-side reader, without Spark: exact ranges in bounded Arrow batches, and the
-batch path (raw batches decoded in C) giving the same rows as the record path
-(librdkafka) for every codec, headers, nulls, LogAppendTime and aborted transactions."""
+batch client's fetcher giving the same rows as the librdkafka fetcher (its messages
+encoded again as batches; both decoded in C) for every codec, headers, nulls,
+LogAppendTime and aborted transactions."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pyarrow as pa
 import pytest
 from confluent_kafka import Producer
 
+from seaway.kafka.ranges import OffsetRange
 from seaway.spark.kafka.options import parse_source_options
-from seaway.spark.kafka.planner import OffsetRange
 from seaway.spark.kafka.reader import BATCH_ROWS, read_range
 from tests.broker.clients import create_topic, produce, quiet
 

@@ -11,29 +11,15 @@ import itertools
 import logging
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from seaway.kafka.ranges import OffsetRange
 from seaway.spark.kafka.client import KafkaOffsetReader
 from seaway.spark.kafka.offsets import PartitionOffsets, TopicPartition
 from seaway.spark.kafka.options import EARLIEST, LATEST, KafkaOptionError, StartSpec
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OffsetRange", "plan_ranges", "rate_limit", "resolve"]
-
-
-@dataclass(frozen=True, slots=True)
-class OffsetRange:
-    """Records ``[start, end)`` of one topic partition: one Spark task's work."""
-
-    topic: str
-    partition: int
-    start: int
-    end: int
-
-    @property
-    def size(self) -> int:
-        return self.end - self.start
+__all__ = ["plan_ranges", "rate_limit", "resolve"]
 
 
 def resolve(

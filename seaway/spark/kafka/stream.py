@@ -21,10 +21,11 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
+from seaway.kafka.ranges import OffsetRange
 from seaway.spark.kafka.client import KafkaOffsetReader, KafkaUnavailable
 from seaway.spark.kafka.offsets import PartitionOffsets, from_json_dict, to_json_dict
 from seaway.spark.kafka.options import LATEST, SourceOptions
-from seaway.spark.kafka.planner import OffsetRange, plan_ranges, rate_limit, resolve
+from seaway.spark.kafka.planner import plan_ranges, rate_limit, resolve
 from seaway.spark.kafka.reader import DataLossError, read_range
 
 log = logging.getLogger(__name__)

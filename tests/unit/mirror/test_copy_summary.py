@@ -8,8 +8,8 @@ import re
 import pytest
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
-from seaway.mirror.copier import SUMMARY_FIELDS, MirrorCopySpec, RangeSummary
-from seaway.mirror.copy_source import parse_copy_options
+from seaway.mirror.copy.source import parse_copy_options
+from seaway.mirror.copy.spec import SUMMARY_FIELDS, MirrorCopySpec, RangeSummary
 from seaway.mirror.metrics import MirrorMetrics, PartitionStats, record_ranges
 from seaway.mirror.sink import MirrorCommitMessage, check_summary_schema
 from seaway.spark.kafka.options import KafkaOptionError

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from seaway.spark.kafka.planner import OffsetRange, plan_ranges, rate_limit
+from seaway.kafka.ranges import OffsetRange
+from seaway.spark.kafka.planner import plan_ranges, rate_limit
 
 
 def test_rate_limit_shares_the_limit_by_backlog() -> None:

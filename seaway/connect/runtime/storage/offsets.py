@@ -2,7 +2,7 @@
 
 Offsets are kept per *namespace* (the connector name) and source partition. On Kafka's
 offsets topic, and in every store here, an entry is the pair of JSON documents a Java worker
-writes (``OffsetStorageWriter``):
+writes (``OffsetStorageWriter``; :mod:`seaway.connect.offset_format` encodes them):
 
 * key: ``["<namespace>",{<source partition>}]``
 * value: ``{<source offset>}``, or null to delete the entry (a tombstone).
@@ -34,6 +34,7 @@ from seaway.connect.api.offsets import (
     partition_from_key,
     partition_key,
 )
+from seaway.connect.offset_format import offset_key, offset_value
 from seaway.connect.runtime.storage import _json
 
 log = logging.getLogger(__name__)
@@ -100,18 +101,6 @@ def validate_offset_map(data: Mapping[str, Any] | None, what: str = "Offsets") -
                 f"{what} may only contain primitive types as values, but field {key} "
                 f"contains {type(value).__name__}"
             )
-
-
-def offset_key(namespace: str, partition: Mapping[str, Any]) -> bytes:
-    """The record key of a partition's offset: ``["<namespace>",{partition}]``."""
-    key = _json.encode([namespace, dict(partition)])
-    assert key is not None
-    return key
-
-
-def offset_value(offset: Mapping[str, Any] | None) -> bytes | None:
-    """The record value of an offset: its JSON, or None for a tombstone."""
-    return None if offset is None else _json.encode(dict(offset))
 
 
 def parse_offset_key(key: bytes | None) -> tuple[str, SourcePartition] | None:

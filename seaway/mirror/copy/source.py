@@ -5,11 +5,11 @@ KafkaMicroBatchReader`: the same options — ``subscribe``, ``startingOffsets``,
 ``failOnDataLoss``, ``maxOffsetsPerTrigger``, ``kafka.*`` — offset ranges per trigger, new
 partitions, AvailableNow), and Spark keeps what it does for any source: the offset log,
 retries, restarts from the checkpoint. But a task's ``read`` copies its offset range to the
-target itself (:func:`seaway.mirror.copier.copy_range`) and yields a single summary row
-(:class:`~seaway.mirror.copier.RangeSummary`): the records never cross into Spark's JVM.
+target itself (:func:`seaway.mirror.copy.loop.copy_range`) and yields a single summary row
+(:class:`~seaway.mirror.copy.spec.RangeSummary`): the records never cross into Spark's JVM.
 ``seaway-mirror-sink`` then turns the summaries into MM2's stored offsets and metrics.
 
-The copy spec (:class:`~seaway.mirror.copier.MirrorCopySpec`) comes as JSON in the
+The copy spec (:class:`~seaway.mirror.copy.spec.MirrorCopySpec`) comes as JSON in the
 ``spec`` option::
 
     spark.readStream.format("seaway-mirror-copy")
@@ -20,20 +20,24 @@ The copy spec (:class:`~seaway.mirror.copier.MirrorCopySpec`) comes as JSON in t
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from typing import Any, Final
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.types import StructType
 
-from seaway.kafka.pool import batch_client_reaches
-from seaway.mirror.batch_copier import copy_range_batches
-from seaway.mirror.copier import SUMMARY_FIELDS, MirrorCopySpec, copy_range
+from seaway.mirror.copy.loop import copy_range
+from seaway.mirror.copy.spec import SUMMARY_FIELDS, MirrorCopySpec
 from seaway.spark.kafka.options import KafkaOptionError, SourceOptions, parse_source_options
 from seaway.spark.kafka.stream import KafkaMicroBatchReader, KafkaRangePartition
 
-log = logging.getLogger(__name__)
+__all__ = [
+    "SOURCE_NAME",
+    "SUMMARY_SCHEMA",
+    "MirrorCopyDataSource",
+    "MirrorCopyReader",
+    "parse_copy_options",
+]
 
 SOURCE_NAME: Final = "seaway-mirror-copy"
 SPEC_OPTION: Final = "spec"
@@ -50,30 +54,7 @@ class MirrorCopyReader(KafkaMicroBatchReader):
 
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:  # type: ignore[override]
         assert isinstance(partition, KafkaRangePartition)
-        options, spec = partition.options, self.spec
-        if _batch_client_reaches(options, spec):
-            yield copy_range_batches(spec, options, partition.range).row()
-        else:
-            yield copy_range(spec, options, partition.range).row()
-
-
-_RECORD_PATH_LOGGED: set[str] = set()
-
-
-def _batch_client_reaches(options: SourceOptions, spec: MirrorCopySpec) -> bool:
-    """Whether both clusters can be reached by the batch client; says once per flow why
-    not (a SASL mechanism it does not speak: those clusters are copied record by record)."""
-    if batch_client_reaches(options.kafka_params) and batch_client_reaches(spec.target_producer):
-        return True
-    flow = f"{spec.source_alias}->{spec.target_alias}"
-    if flow not in _RECORD_PATH_LOGGED:
-        _RECORD_PATH_LOGGED.add(flow)
-        log.info(
-            "Mirror %s copies record by record: a cluster uses a sasl.mechanism Seaway's "
-            "batch client does not speak (it speaks PLAIN and SCRAM-SHA-256/512)",
-            flow,
-        )
-    return False
+        yield copy_range(self.spec, partition.options, partition.range).row()
 
 
 def parse_copy_options(options: dict[str, str]) -> tuple[SourceOptions, MirrorCopySpec]:
@@ -83,7 +64,7 @@ def parse_copy_options(options: dict[str, str]) -> tuple[SourceOptions, MirrorCo
     if raw is None:
         raise KafkaOptionError(
             f"Option '{SPEC_OPTION}' must be specified for {SOURCE_NAME}: the copy spec as "
-            "JSON (seaway.mirror.copier.MirrorCopySpec(...).to_json())."
+            "JSON (seaway.mirror.copy.spec.MirrorCopySpec(...).to_json())."
         )
     try:
         spec = MirrorCopySpec.from_json(raw)
@@ -114,12 +95,3 @@ class MirrorCopyDataSource(DataSource):  # type: ignore[misc]
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         return MirrorCopyReader(*parse_copy_options(dict(self.options)))
-
-
-__all__ = [
-    "SOURCE_NAME",
-    "SUMMARY_SCHEMA",
-    "MirrorCopyDataSource",
-    "MirrorCopyReader",
-    "parse_copy_options",
-]
