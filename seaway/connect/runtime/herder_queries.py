@@ -1,12 +1,18 @@
 """A connector's tasks as one Spark query: task configs generated, the query started,
-watched (task failures, source offset flushes, used topics) and stopped."""
+watched (task failures, source offset flushes, used topics) and stopped.
+
+:class:`ConnectorQueries` works on a :class:`~seaway.connect.runtime.herder_state.HerderState`;
+what a worker in a group decides (whether it may run a connector, how task configs reach the
+config store, zombie fencing before exactly-once tasks, the generation task statuses carry)
+comes in as callbacks.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any, Final
 
 from seaway.config.providers import reverse_transform
@@ -41,10 +47,29 @@ TASK_CLASS: Final = "task.class"
 _FENCED: Final = "TransactionFenced"  # seaway.spark.kafka.transactional's error, by name
 
 
-class HerderQueries(HerderState):
+class ConnectorQueries:
     """Starts, watches and stops the Spark queries of the connectors a herder runs."""
 
-    def _generate_task_configs(self, name: str, run: RunningConnector, snapshot: Any) -> bool:
+    def __init__(
+        self,
+        state: HerderState,
+        *,
+        may_run: Callable[[str], bool],
+        publish_task_configs: Callable[[str, list[dict[str, str]]], None],
+        before_exactly_once_start: Callable[[str], bool],
+        status_generation: Callable[[RunningConnector], int],
+    ) -> None:
+        """*may_run*: whether this worker may run a connector right now;
+        *publish_task_configs*: store the task configs a connector generated;
+        *before_exactly_once_start*: fence zombies before exactly-once source tasks start
+        (False: start them later); *status_generation*: the generation of a task's status."""
+        self._state = state
+        self._may_run = may_run
+        self._publish_task_configs = publish_task_configs
+        self._before_exactly_once_start = before_exactly_once_start
+        self._status_generation = status_generation
+
+    def generate_task_configs(self, name: str, run: RunningConnector, snapshot: Any) -> bool:
         """Ask the connector for task configs; store them if they changed (returns True)."""
         assert run.connector is not None
         max_tasks = int(run.config.get(cc.TASKS_MAX, "1"))
@@ -71,53 +96,55 @@ class HerderQueries(HerderState):
         if current == configs and snapshot.applied_connector_config(name) == run.config:
             return False
         if run.query is not None:
-            self._stop_query(name, run)
+            self.stop_query(name, run)
         self._publish_task_configs(name, configs)
         return True
 
-    def _start_query(
+    def start_query(
         self, name: str, run: RunningConnector, task_configs: list[dict[str, str]]
     ) -> None:
+        """Run the connector's tasks (all but the failed ones) as one Spark query."""
         starting = len(task_configs) - len(run.failed)
         for _ in range(starting):
-            self.metrics.startup("task", None)
+            self._state.metrics.startup("task", None)
         try:
             self._start_tasks(name, run, task_configs)
         except BaseException:
             for _ in range(starting):
-                self.metrics.startup("task", False)
+                self._state.metrics.startup("task", False)
             raise
         if run.query is not None:
             for _ in range(starting):
-                self.metrics.startup("task", True)
+                self._state.metrics.startup("task", True)
 
     def _start_tasks(
         self, name: str, run: RunningConnector, task_configs: list[dict[str, str]]
     ) -> None:
+        state = self._state
         # The tasks get ${provider:...} references resolved; the stores keep them as written.
-        task_configs = [self.transformer.transform(t) for t in task_configs]
+        task_configs = [state.transformer.transform(t) for t in task_configs]
         if isinstance(run.connector, FlowConnector):
             self._start_flow(name, run, task_configs)
             return
         enabled = [i for i in range(len(task_configs)) if i not in run.failed]
         if not enabled:
             return
-        config = self.transformer.transform(run.config)
+        config = state.transformer.transform(run.config)
         conversion = ConversionSpec(
             connector=name,
-            key=converter_spec(KEY, config, self.config.originals),
-            value=converter_spec(VALUE, config, self.config.originals),
-            header=converter_spec(HEADER, config, self.config.originals),
+            key=converter_spec(KEY, config, state.config.originals),
+            value=converter_spec(VALUE, config, state.config.originals),
+            header=converter_spec(HEADER, config, state.config.originals),
             connector_config=config,
-            plugin_path=self.plugins.plugin_path,
+            plugin_path=state.plugins.plugin_path,
         )
         task_class = task_configs[0][TASK_CLASS]
         run.generation += 1
         if isinstance(run.connector, SourceConnector):
-            transactional = self.config.exactly_once_source
+            transactional = state.config.exactly_once_source
             if transactional and not self._before_exactly_once_start(name):
                 return
-            corrupt: list[str] = getattr(self.offsets, "corrupt_offsets", lambda _: [])(name)
+            corrupt: list[str] = getattr(state.offsets, "corrupt_offsets", lambda _: [])(name)
             if corrupt:
                 raise ConnectError(
                     f"Cannot start connector {name}: {'; '.join(corrupt)}. Set its offsets "
@@ -125,11 +152,11 @@ class HerderQueries(HerderState):
                     "it is STOPPED."
                 )
             sequences = (
-                self.worker.committed_sequences(name, enabled, config, self.offsets_topic)
-                if transactional and self.offsets_topic
+                state.worker.committed_sequences(name, enabled, config, state.offsets_topic)
+                if transactional and state.offsets_topic
                 else {}
             )
-            start = self.offsets.connector_offsets(name)  # after the sequences, never before
+            start = state.offsets.connector_offsets(name)  # after the sequences, never before
             run.flushed = dict(start)
             spec = SourceQuerySpec(
                 connector=name,
@@ -138,13 +165,13 @@ class HerderQueries(HerderState):
                 enabled_tasks=enabled,
                 start_offsets=start,
                 conversion=conversion,
-                offsets_topic=self.offsets_topic if transactional else None,
-                plans_per_batch=int(self.config.get("spark.source.plans.per.batch")),
+                offsets_topic=state.offsets_topic if transactional else None,
+                plans_per_batch=int(state.config.get("spark.source.plans.per.batch")),
                 start_sequences=sequences,
             )
-            run.query = self.worker.run_source(spec, config, transactional)
+            run.query = state.worker.run_source(spec, config, transactional)
         else:
-            group, client = self._sink_client_config(config)
+            group, client = state.sink_client_config(config)
             sink_spec = SinkQuerySpec(
                 connector=name,
                 task_class=task_class,
@@ -154,46 +181,49 @@ class HerderQueries(HerderState):
                 client_config=client,
                 conversion=conversion,
             )
-            run.query = self.worker.run_sink(sink_spec, config)
+            run.query = state.worker.run_sink(sink_spec, config)
         for index in range(len(task_configs)):
             task = ConnectorTaskId(name, index)
             if index in run.failed:
-                self._put(TaskStatus(task, State.FAILED, self.worker_id, trace=run.failed[index]))
+                trace = run.failed[index]
+                state.put_status(TaskStatus(task, State.FAILED, state.worker_id, trace=trace))
             else:
-                self._put(TaskStatus(task, State.RUNNING, self.worker_id,
-                                     self._status_generation(run)))  # fmt: skip
+                generation = self._status_generation(run)
+                state.put_status(TaskStatus(task, State.RUNNING, state.worker_id, generation))
         log.info("Connector %s running tasks %s as Spark query %s", name, enabled, run.query)
 
     def _start_flow(
         self, name: str, run: RunningConnector, task_configs: list[dict[str, str]]
     ) -> None:
         """Run a flow connector's own flow: all its tasks at once, so they restart together."""
+        state = self._state
         assert isinstance(run.connector, FlowConnector)
         run.failed.clear()
         run.generation += 1
-        run.query = self.worker.run_flow(name, run.connector, task_configs)
+        run.query = state.worker.run_flow(name, run.connector, task_configs)
         for index in range(len(task_configs)):
             task = ConnectorTaskId(name, index)
-            self._put(TaskStatus(task, State.RUNNING, self.worker_id,
-                                 self._status_generation(run)))  # fmt: skip
+            generation = self._status_generation(run)
+            state.put_status(TaskStatus(task, State.RUNNING, state.worker_id, generation))
         log.info("Connector %s running its %d task(s) as one flow", name, len(task_configs))
 
-    def _watch(self, name: str) -> None:
+    def watch(self, name: str) -> None:
         """Check a running connector's query: failures, offset flushes, topics."""
-        run = self._running[name]
+        state = self._state
+        run = state.running[name]
         query = run.query
         if query is None:
             return
-        if self.topic_tracking[0]:
+        if state.topic_tracking[0]:
             self._track_topics(name, query)
-        self.metrics.record_batch(name, query.kind, query.task_metrics())
+        state.metrics.record_batch(name, query.kind, query.task_metrics())
         failure = query.failure()
         if failure is None and query.active:
-            interval = float(self.config.get("offset.flush.interval.ms")) / 1000
+            interval = float(state.config.get("offset.flush.interval.ms")) / 1000
             if time.monotonic() - run.last_flush >= interval:
-                self._flush_offsets(name, run)
+                self.flush_offsets(name, run)
             return
-        self._flush_offsets(name, run)
+        self.flush_offsets(name, run)
         query.stop()
         run.query = None
         if failure is None:
@@ -204,12 +234,12 @@ class HerderQueries(HerderState):
             if self._may_run(name):
                 log.warning("Connector %s was overtaken by another run of it; starting again "
                             "from the stored offsets", name)  # fmt: skip
-                self.mark(name)
+                state.mark(name)
             else:
                 log.warning("Connector %s runs elsewhere: this run was fenced", name)
             return
         task = TaskFailure.task_of(failure)
-        snapshot = self.configs.snapshot()
+        snapshot = state.configs.snapshot()
         tasks = [t.task for t in snapshot.tasks(name)]
         failed = [task] if task is not None and task in tasks else tasks
         generation = self._status_generation(run)
@@ -219,20 +249,20 @@ class HerderQueries(HerderState):
             # Safe: a worker that lost the connector meanwhile (a zombie whose transactions
             # were fenced) must not overwrite its new owner's status.
             task_id = ConnectorTaskId(name, index)
-            self._put_safe(
-                TaskStatus(task_id, State.FAILED, self.worker_id, generation, trace=trace)
+            state.put_status_safe(
+                TaskStatus(task_id, State.FAILED, state.worker_id, generation, trace=trace)
             )
         log.error("Connector %s: task(s) %s failed:\n%s", name, failed, failure)
         if len(run.failed) < len(tasks):
-            self.mark(name)  # the other tasks go on in a new run
+            state.mark(name)  # the other tasks go on in a new run
         else:
             run.stopped_on_error = True
 
-    def _flush_offsets(self, name: str, run: RunningConnector) -> None:
+    def flush_offsets(self, name: str, run: RunningConnector) -> None:
         """Commit the source offsets of completed batches (at-least-once mode)."""
         run.last_flush = time.monotonic()
         query = run.query
-        if query is None or query.kind != "source" or self.config.exactly_once_source:
+        if query is None or query.kind != "source" or self._state.config.exactly_once_source:
             return
         end = query.end_offset()
         if not end:
@@ -243,68 +273,68 @@ class HerderQueries(HerderState):
             if offset is not None and run.flushed.get(key) != offset
         }
         if changed:
-            self.offsets.set(name, changed)
-            self.offsets.flush(float(self.config.get("offset.flush.timeout.ms")) / 1000 + 25)
+            self._state.offsets.set(name, changed)
+            timeout_s = float(self._state.config.get("offset.flush.timeout.ms")) / 1000
+            self._state.offsets.flush(timeout_s + 25)
             run.flushed.update(changed)
 
     def _track_topics(self, name: str, query: ConnectorQuery | FlowQuery) -> None:
-        known = {s.topic for s in self.statuses.get_all_topics(name)}
+        known = {s.topic for s in self._state.statuses.get_all_topics(name)}
         now = int(time.time() * 1000)
         for topic in sorted(query.observed_topics() - known):
-            if topic == self.offsets_topic:
+            if topic == self._state.offsets_topic:
                 continue
-            self.statuses.put_topic(TopicStatus(topic, name, 0, now))
+            self._state.statuses.put_topic(TopicStatus(topic, name, 0, now))
 
-    def _stop_query(self, name: str, run: RunningConnector) -> None:
+    def stop_query(self, name: str, run: RunningConnector) -> None:
+        """Flush the connector's source offsets and stop its query."""
         if run.query is not None:
-            self._flush_offsets(name, run)
+            self.flush_offsets(name, run)
             try:
                 run.query.stop()
             except Exception:
                 log.warning("Stopping the query of %s failed", name, exc_info=True)
             run.query = None
 
-    def _stop_connector(self, name: str, state: State | None) -> None:
-        run = self._running.pop(name, None)
+    def stop_connector(self, name: str, final: State | None) -> None:
+        """Stop a running connector and its query; write *final* as its status (DESTROYED:
+        its statuses are destroyed; None: no status written)."""
+        run = self._state.running.pop(name, None)
         if run is None:
             return
-        self._stop_query(name, run)
+        self.stop_query(name, run)
         if run.connector is not None:
             try:
                 run.connector.stop()
             except Exception:
                 log.warning("Stopping connector %s failed", name, exc_info=True)
-        if state is State.DESTROYED:
-            self._destroy_statuses(name, ())
-        elif state is not None:
-            self._put(ConnectorStatus(name, state, self.worker_id))
+        if final is State.DESTROYED:
+            self._state.destroy_statuses(name, ())
+        elif final is not None:
+            self._state.put_status(ConnectorStatus(name, final, self._state.worker_id))
 
-    def _release(self, name: str) -> None:
+    def release(self, name: str) -> None:
         """Stop a connector this worker no longer owns; its statuses say UNASSIGNED unless
         its new owner already wrote newer ones."""
-        run = self._running.get(name)
+        run = self._state.running.get(name)
         generation = 0 if run is None else self._status_generation(run)
-        self._stop_connector(name, None)
-        for task in self.configs.snapshot().tasks(name):
-            self._put_safe(TaskStatus(task, State.UNASSIGNED, self.worker_id, generation))
-        self._put_safe(ConnectorStatus(name, State.UNASSIGNED, self.worker_id, generation))
+        self.stop_connector(name, None)
+        worker_id = self._state.worker_id
+        for task in self._state.configs.snapshot().tasks(name):
+            self._state.put_status_safe(TaskStatus(task, State.UNASSIGNED, worker_id, generation))
+        self._state.put_status_safe(ConnectorStatus(name, State.UNASSIGNED, worker_id, generation))
         log.info("Connector %s is no longer assigned to this worker", name)
 
     def connector_failed(self, name: str, error: BaseException) -> None:
+        """The connector failed: stop its query and write FAILED with *error*'s trace."""
         trace = "".join(traceback.format_exception(error))
-        with self._lock:
-            run = self._running.get(name)
+        with self._state.lock:
+            run = self._state.running.get(name)
             if run is not None:
-                self._stop_query(name, run)
+                self.stop_query(name, run)
                 run.stopped_on_error = True
-        self._put(ConnectorStatus(name, State.FAILED, self.worker_id, trace=trace))
-
-    def _sink_client_config(self, config: Mapping[str, str]) -> tuple[str, dict[str, str]]:
-        """(group, client settings) of a sink connector: ``connect-<name>``
-        unless ``consumer.override.group.id`` says otherwise."""
-        consumer = self.worker.client_config(config, "consumer")
-        group = consumer.pop("group.id", None) or f"connect-{config[cc.NAME]}"
-        return group, consumer
+        status = ConnectorStatus(name, State.FAILED, self._state.worker_id, trace=trace)
+        self._state.put_status(status)
 
 
-__all__ = ["TASK_CLASS", "HerderQueries"]
+__all__ = ["TASK_CLASS", "ConnectorQueries"]

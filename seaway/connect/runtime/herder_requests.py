@@ -1,21 +1,26 @@
-"""The :class:`~seaway.connect.runtime.herder.Herder` contract of a worker herder: what the
-REST API asks, answered from the stores and the connectors it runs."""
+"""The connectors part of the :class:`~seaway.connect.runtime.herder.Herder` contract: configs,
+statuses, restarts and target states, and the topics connectors used (KIP-558).
+
+:class:`ConnectorRequests` answers from the stores of a
+:class:`~seaway.connect.runtime.herder_state.HerderState` and writes to them; a running
+connector restarts through :class:`~seaway.connect.runtime.herder_queries.ConnectorQueries`.
+Whether this worker may write configs or restart a connector (a cluster's leader, a
+connector's owner) comes in as callbacks that raise a
+:class:`~seaway.connect.runtime.herder.RequestTargetError`.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping
 
-from seaway import __version__
-from seaway.connect.api import Connector
-from seaway.connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
+from seaway.connect.api.errors import AlreadyExistsError, NotFoundError
 from seaway.connect.runtime import connector_config as cc
 from seaway.connect.runtime.errors import BadRequestError
-from seaway.connect.runtime.herder import Herder, InternalRequest, JsonDict
-from seaway.connect.runtime.herder_queries import HerderQueries
-from seaway.connect.runtime.herder_validation import ConfigValidation
-from seaway.connect.runtime.offsets_api import ConnectorOffsetsApi
+from seaway.connect.runtime.herder import JsonDict
+from seaway.connect.runtime.herder_queries import ConnectorQueries
+from seaway.connect.runtime.herder_state import HerderState
+from seaway.connect.runtime.herder_validation import ConfigValidator
 from seaway.connect.runtime.storage import (
     ConnectorStatus,
     ConnectorTaskId,
@@ -26,47 +31,43 @@ from seaway.connect.runtime.storage import (
 
 log = logging.getLogger(__name__)
 
-_COMMIT: Final = "unknown"
+
+def _anywhere(_: str) -> None:
+    """A check that passes: a standalone worker writes configs and runs every connector."""
 
 
-class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herder):
-    """The REST contract of a worker herder."""
+class ConnectorRequests:
+    """Answers the REST requests about connectors from a herder's state; each method is the
+    :class:`~seaway.connect.runtime.herder.Herder` method of the same name."""
 
-    # --- Herder: worker ---------------------------------------------------------------------
-
-    def server_info(self) -> JsonDict:
-        return {"version": __version__, "commit": _COMMIT, "kafka_cluster_id": self._cluster()}
-
-    def _cluster(self) -> str | None:
-        if self._cluster_id is None:
-            try:
-                from confluent_kafka.admin import AdminClient
-
-                admin = AdminClient({"bootstrap.servers": self.config.bootstrap_servers})
-                self._cluster_id = admin.describe_cluster().result(10).cluster_id
-            except Exception:
-                log.warning("Could not describe the Kafka cluster", exc_info=True)
-        return self._cluster_id
-
-    def ready(self) -> bool:
-        return self._ready.is_set()
-
-    def metrics_exposition(self) -> bytes:
-        return self.metrics.exposition()
-
-    # --- Herder: connectors -----------------------------------------------------------------
+    def __init__(
+        self,
+        state: HerderState,
+        queries: ConnectorQueries,
+        validator: ConfigValidator,
+        *,
+        require_leader: Callable[[str], None] = _anywhere,
+        require_owner: Callable[[str], None] = _anywhere,
+    ) -> None:
+        """*require_leader(message)* raises unless this worker may write configs;
+        *require_owner(name)* raises unless it runs connector *name*."""
+        self._state = state
+        self._queries = queries
+        self._validator = validator
+        self._require_leader = require_leader
+        self._require_owner = require_owner
 
     def _config(self, name: str) -> dict[str, str]:
-        config = self.configs.snapshot().connector_config(name)
+        config = self._state.configs.snapshot().connector_config(name)
         if config is None:
             raise NotFoundError(f"Connector {name} not found")
         return dict(config)
 
     def connectors(self) -> list[str]:
-        return sorted(self.configs.snapshot().connectors())
+        return sorted(self._state.configs.snapshot().connectors())
 
     def connector_info(self, name: str) -> JsonDict:
-        snapshot = self.configs.snapshot()
+        snapshot = self._state.configs.snapshot()
         config = snapshot.connector_config(name)
         if config is None:
             raise NotFoundError(f"Connector {name} not found")
@@ -74,7 +75,7 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
             "name": name,
             "config": dict(config),
             "tasks": [t.to_json() for t in snapshot.tasks(name)],
-            "type": self._type(config),
+            "type": self._state.connector_type(config),
         }
 
     def connector_config(self, name: str) -> dict[str, str]:
@@ -92,10 +93,10 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
         config = {k: v for k, v in config.items() if v is not None}
         if cc.NAME not in config:
             config[cc.NAME] = name
-        infos = self.validate_connector_config(config)
+        infos = self._validator.validate_connector_config(config)
         if infos["error_count"]:
             raise BadRequestError(cc.invalid_config_message(infos))
-        exists = self.configs.contains(name)
+        exists = self._state.configs.contains(name)
         if exists and not allow_replace:
             raise AlreadyExistsError(f"Connector {name} already exists")
         state = None
@@ -108,7 +109,7 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
                     f"Invalid initial state {initial_state}; it must be one of RUNNING, "
                     "PAUSED or STOPPED"
                 )
-        self.configs.put_connector_config(name, config, state)
+        self._state.configs.put_connector_config(name, config, state)
         return not exists, self.connector_info(name)
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> JsonDict:
@@ -123,23 +124,23 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
     def delete_connector(self, name: str) -> None:
         self._require_leader("Only the leader can delete connector configs.")
         self._config(name)
-        self.configs.remove_connector_config(name)
+        self._state.configs.remove_connector_config(name)
 
     def connector_status(self, name: str) -> JsonDict:
-        status = self.statuses.get_connector(name)
+        status = self._state.statuses.get_connector(name)
         if status is None:
             raise NotFoundError(f"No status found for connector {name}")
-        config = self.configs.snapshot().connector_config(name) or {}
-        tasks = sorted(self.statuses.get_all(name), key=lambda s: s.id.task)
+        config = self._state.configs.snapshot().connector_config(name) or {}
+        tasks = sorted(self._state.statuses.get_all(name), key=lambda s: s.id.task)
         return {
             "name": name,
             "connector": status.to_rest(),
             "tasks": [t.to_rest() for t in tasks],
-            "type": self._type(config),
+            "type": self._state.connector_type(config),
         }
 
     def task_infos(self, name: str) -> list[JsonDict]:
-        snapshot = self.configs.snapshot()
+        snapshot = self._state.configs.snapshot()
         if not snapshot.contains(name):
             raise NotFoundError(f"Connector {name} not found")
         return [
@@ -148,7 +149,7 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
         ]
 
     def task_status(self, name: str, task: int) -> JsonDict:
-        status = self.statuses.get_task(ConnectorTaskId(name, task))
+        status = self._state.statuses.get_task(ConnectorTaskId(name, task))
         if status is None:
             raise NotFoundError(f"No status found for task {name}-{task}")
         return status.to_rest()
@@ -156,7 +157,7 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
     def restart_connector(
         self, name: str, *, include_tasks: bool, only_failed: bool
     ) -> JsonDict | None:
-        if not self.configs.contains(name):
+        if not self._state.configs.contains(name):
             raise NotFoundError(f"Unknown connector: {name}")
         self._require_owner(name)
         status = self.connector_status(name)
@@ -166,8 +167,9 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
             for t in status["tasks"]
             if include_tasks and (not only_failed or t["state"] == "FAILED")
         ]
-        with self._lock:
-            run = self._running.get(name)
+        worker_id = self._state.worker_id
+        with self._state.lock:
+            run = self._state.running.get(name)
             if restart_connector and run is not None:
                 # Only the Connector object restarts; its tasks keep running unless asked.
                 if run.connector is not None:
@@ -177,16 +179,16 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
                         log.warning("Stopping connector %s failed", name, exc_info=True)
                 run.connector = None
                 run.stopped_on_error = False
-                self._put(ConnectorStatus(name, State.RESTARTING, self.worker_id))
+                self._state.put_status(ConnectorStatus(name, State.RESTARTING, worker_id))
             if tasks and run is not None:
                 for index in tasks:
                     run.failed.pop(index, None)
                 run.stopped_on_error = False
-                self._stop_query(name, run)
+                self._queries.stop_query(name, run)
             for index in tasks:
-                self._put(TaskStatus(ConnectorTaskId(name, index), State.RESTARTING,
-                                     self.worker_id))  # fmt: skip
-        self.mark(name, regenerate=restart_connector)
+                task_id = ConnectorTaskId(name, index)
+                self._state.put_status(TaskStatus(task_id, State.RESTARTING, worker_id))
+        self._state.mark(name, regenerate=restart_connector)
         if not include_tasks and not only_failed:
             return None
         if restart_connector:
@@ -197,93 +199,52 @@ class HerderRequests(HerderQueries, ConfigValidation, ConnectorOffsetsApi, Herde
         return status
 
     def restart_task(self, name: str, task: int) -> None:
-        snapshot = self.configs.snapshot()
+        snapshot = self._state.configs.snapshot()
         if not snapshot.contains(name):
             raise NotFoundError(f"Unknown connector: {name}")
         if ConnectorTaskId(name, task) not in snapshot.tasks(name):
             raise NotFoundError(f"Unknown task: {name}-{task}")
         self._require_owner(name)
-        with self._lock:
-            run = self._running.get(name)
+        with self._state.lock:
+            run = self._state.running.get(name)
             if run is not None:
                 run.failed.pop(task, None)
                 run.stopped_on_error = False
-                self._stop_query(name, run)
-            self._put(TaskStatus(ConnectorTaskId(name, task), State.RESTARTING, self.worker_id))
-        self.mark(name)
+                self._queries.stop_query(name, run)
+            task_id = ConnectorTaskId(name, task)
+            self._state.put_status(TaskStatus(task_id, State.RESTARTING, self._state.worker_id))
+        self._state.mark(name)
 
     def _require(self, name: str) -> None:
-        if not self.configs.contains(name):
+        if not self._state.configs.contains(name):
             raise NotFoundError(f"Unknown connector {name}")
 
     def pause_connector(self, name: str) -> None:
         self._require(name)
-        self.configs.put_target_state(name, TargetState.PAUSED)
+        self._state.configs.put_target_state(name, TargetState.PAUSED)
 
     def resume_connector(self, name: str) -> None:
         self._require(name)
-        self.configs.put_target_state(name, TargetState.STARTED)
+        self._state.configs.put_target_state(name, TargetState.STARTED)
 
     def stop_connector(self, name: str) -> None:
         self._require_leader("Only the leader can stop connectors.")
         self._require(name)
-        self.configs.put_task_configs(name, [])  # an empty task set, as Kafka writes it
-        self.configs.put_target_state(name, TargetState.STOPPED)
+        self._state.configs.put_task_configs(name, [])  # an empty task set, as Kafka writes it
+        self._state.configs.put_target_state(name, TargetState.STOPPED)
 
-    # --- Herder: internal requests -----------------------------------------------------------
-
-    def put_task_configs(
-        self, name: str, configs: list[dict[str, str]], request: InternalRequest
-    ) -> None:
-        raise ConnectError(
-            "Kafka Connect in standalone mode does not support externally setting task "
-            "configurations."
-        )
-
-    def fence_zombies(self, name: str, request: InternalRequest) -> None:
-        raise ConnectError("Kafka Connect in standalone mode does not support zombie fencing.")
-
-    def alter_connector_offsets(self, name: str, offsets: list[JsonDict]) -> str:
-        self._require_leader("Only the leader can alter connector offsets.")
-        return super().alter_connector_offsets(name, offsets)
-
-    def reset_connector_offsets(self, name: str) -> str:
-        self._require_leader("Only the leader can reset connector offsets.")
-        return super().reset_connector_offsets(name)
-
-    # --- Herder: topics ---------------------------------------------------------------------
+    # --- topics ---------------------------------------------------------------------------
 
     def connector_active_topics(self, name: str) -> list[str]:
-        return sorted({s.topic for s in self.statuses.get_all_topics(name)})
+        return sorted({s.topic for s in self._state.statuses.get_all_topics(name)})
 
     def reset_connector_active_topics(self, name: str) -> None:
-        for status in self.statuses.get_all_topics(name):
-            self.statuses.delete_topic(name, status.topic)
-        with self._lock:
-            run = self._running.get(name)
+        for status in self._state.statuses.get_all_topics(name):
+            self._state.statuses.delete_topic(name, status.topic)
+        with self._state.lock:
+            run = self._state.running.get(name)
             if run is not None and run.query is not None:
                 run.query.topics.clear()
 
-    # --- offsets (ConnectorOffsetsApi supplies the REST semantics) --------------------------
 
-    def _offsets_context(self, name: str) -> tuple[dict[str, str], Connector, bool]:
-        """(config, a connector instance, whether it is STOPPED)."""
-        snapshot = self.configs.snapshot()
-        config = snapshot.connector_config(name)
-        if config is None:
-            raise NotFoundError(f"Connector {name} not found")
-        stopped = snapshot.target_state(name) is TargetState.STOPPED
-        with self._lock:
-            run = self._running.get(name)
-            stopped = stopped and (run is None or run.query is None)
-        return dict(config), self.plugins.new_connector(config[cc.CONNECTOR_CLASS]), stopped
-
-    def _source_offsets(self, name: str) -> dict[str, Any]:
-        return self.offsets.connector_offsets(name)
-
-    def _write_source_offsets(self, name: str, offsets: Mapping[str, Any]) -> None:
-        self.offsets.set(name, dict(offsets))
-        self.offsets.flush()
-
-
-__all__ = ["HerderRequests"]
+__all__ = ["ConnectorRequests"]

@@ -1,8 +1,11 @@
-"""What a worker herder holds, and the statuses it writes.
+"""What a worker herder's collaborators share, and the statuses they write.
 
-:class:`HerderState` keeps the worker, the stores and the connectors this worker runs (one
-:class:`RunningConnector` each), the hooks a distributed worker overrides (no-ops for a worker
-that runs every connector), and writes connector and task statuses.
+:class:`HerderState` is a plain object: the worker, the stores, the connectors this worker
+runs (one :class:`RunningConnector` each, under :attr:`HerderState.lock`), the connectors
+marked for the herder thread, the metrics, and the status writes. The herder builds it and
+hands it to its collaborators (``herder_queries``, ``herder_requests``, ``offsets_api``). Two
+callbacks carry what only a worker in a group knows: the generation its statuses carry and
+its rebalance metrics.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +25,7 @@ from seaway.connect.runtime.plugins import Plugins, connector_type
 from seaway.connect.runtime.storage import (
     ConfigStore,
     ConnectorStatus,
+    ConnectorTaskId,
     OffsetStore,
     State,
     StatusStore,
@@ -44,8 +48,16 @@ class RunningConnector:
     stopped_on_error: bool = False
 
 
+def _no_group() -> int:
+    return 0
+
+
+def _no_rebalance() -> dict[str, Any] | None:
+    return None
+
+
 class HerderState:
-    """A worker herder's state and hooks, and its status writes."""
+    """A worker herder's shared state: worker, stores, running connectors, marks, statuses."""
 
     def __init__(
         self,
@@ -57,8 +69,11 @@ class HerderState:
         *,
         worker_id: str,
         offsets_topic: str | None = None,
+        group_generation: Callable[[], int] = _no_group,
+        rebalance_metrics: Callable[[], dict[str, Any] | None] = _no_rebalance,
     ) -> None:
         self.worker = worker
+        self.config = worker.config
         # config.providers*: ${provider:path:key} in connector configs, resolved at start.
         self.transformer = ConfigTransformer.from_worker(worker.config.originals)
         self.plugins = plugins
@@ -66,92 +81,76 @@ class HerderState:
         self.offsets = offsets
         self.statuses = statuses
         self.worker_id = worker_id
-        self.url = ""  # the advertised REST URL, once the REST server is bound
-        self.rest_client_context: Any = None  # TLS context for https:// workers
         self.offsets_topic = offsets_topic
-        self.config = worker.config
-        self._running: dict[str, RunningConnector] = {}
-        self._dirty: dict[str, bool] = {}
-        self._dirty_lock = threading.Lock()
+        self.running: dict[str, RunningConnector] = {}
+        self.lock = threading.RLock()  # held while the running connectors change
+        self._group_generation = group_generation
+        self._rebalance_metrics = rebalance_metrics
+        self._marked: dict[str, bool] = {}
+        self._marked_lock = threading.Lock()
         self._wake = threading.Event()
-        self._stopping = threading.Event()
-        self._ready = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._cluster_id: str | None = None
-        self._lock = threading.RLock()
         self._written: dict[tuple[type, str], tuple[State, str | None, str]] = {}
         self.metrics = ConnectMetrics(self._metrics_state)
 
-    # --- what a distributed worker changes (no-ops for a worker that runs everything) -------
-
-    def _start_assignment(self) -> None:
-        """Begin running connectors: here all of them, at once."""
-        for name in self.configs.snapshot().connectors():
-            self.mark(name)
-        self._ready.set()
-
-    def _owns(self, name: str) -> bool:
-        """Whether this worker runs connector *name*."""
-        return True
-
-    def _require_leader(self, message: str) -> None:
-        """Raise NotLeaderError (with *message*) unless this worker may write configs."""
-
-    def _require_owner(self, name: str) -> None:
-        """Raise a RequestTargetError unless this worker runs connector *name*."""
-
-    def _publish_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
-        """Store task configs the connector generated (through the leader in a cluster)."""
-        self.configs.put_task_configs(name, configs)
-
-    def _before_exactly_once_start(self, name: str) -> bool:
-        """Called before a source connector's exactly-once tasks start (zombie fencing);
-        False to start them later."""
-        return True
-
-    def _may_run(self, name: str) -> bool:
-        """Whether this worker may run connector *name* right now."""
-        return self._owns(name)
-
-    def _status_generation(self, run: RunningConnector) -> int:
-        """The generation written with a task's status."""
-        return run.generation
-
-    def _group_generation(self) -> int:
-        """The generation written with statuses that name none (0 outside a group)."""
-        return 0
+    # --- connectors marked for the herder thread ------------------------------------------
 
     def mark(self, name: str, regenerate: bool = False) -> None:
         """Have the herder thread reconcile connector *name* soon."""
-        with self._dirty_lock:
-            self._dirty[name] = self._dirty.get(name, False) or regenerate
+        with self._marked_lock:
+            self._marked[name] = self._marked.get(name, False) or regenerate
         self._wake.set()
+
+    def wake_up(self) -> None:
+        """End :meth:`wait` now."""
+        self._wake.set()
+
+    def wait(self, timeout_s: float) -> None:
+        """Wait until something is marked (or :meth:`wake_up`), at most *timeout_s*."""
+        self._wake.wait(timeout_s)
+        self._wake.clear()
+
+    def take_marked(self) -> dict[str, bool]:
+        """The marked connectors (name -> regenerate its task configs), unmarked."""
+        with self._marked_lock:
+            marked, self._marked = self._marked, {}
+        return marked
+
+    # --- what the stores and the worker config say ----------------------------------------
 
     @property
     def topic_tracking(self) -> tuple[bool, bool]:
+        """``(topic.tracking.enable, topic.tracking.allow.reset)``."""
         return (
             bool(self.config.get("topic.tracking.enable")),
             bool(self.config.get("topic.tracking.allow.reset")),
         )
 
-    def _type(self, config: Mapping[str, str]) -> str:
+    def connector_type(self, config: Mapping[str, str]) -> str:
+        """``source``, ``sink`` or ``unknown`` for a connector config."""
         try:
             return connector_type(self.plugins.connector_class(config[cc.CONNECTOR_CLASS]))
         except Exception:
             return "unknown"
+
+    def sink_client_config(self, config: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+        """(group, client settings) of a sink connector: ``connect-<name>``
+        unless ``consumer.override.group.id`` says otherwise."""
+        consumer = self.worker.client_config(config, "consumer")
+        group = consumer.pop("group.id", None) or f"connect-{config[cc.NAME]}"
+        return group, consumer
 
     def _metrics_state(self) -> WorkerState:
         """The connectors and tasks this worker runs, for the metrics."""
         snapshot = self.configs.snapshot()
         connectors: dict[str, tuple[str, str, str, str]] = {}
         tasks: dict[tuple[str, int], str] = {}
-        with self._lock:
-            running = {n: r for n, r in self._running.items() if r.connector is not None}
+        with self.lock:
+            running = {n: r for n, r in self.running.items() if r.connector is not None}
         for name, run in running.items():
             status = self.statuses.get_connector(name)
             version = getattr(run.connector, "version", lambda: "")()
             connectors[name] = (
-                self._type(run.config),
+                self.connector_type(run.config),
                 run.config.get(cc.CONNECTOR_CLASS, ""),
                 str(version),
                 status.state.value if status is not None else "UNASSIGNED",
@@ -162,32 +161,31 @@ class HerderState:
                     tasks[(name, task.task)] = task_status.state.value
         return WorkerState(connectors, tasks, self._rebalance_metrics())
 
-    def _rebalance_metrics(self) -> dict[str, Any] | None:
-        """``connect-worker-rebalance-metrics``; None for a worker outside any group."""
-        return None
-
     # --- statuses -------------------------------------------------------------------------
 
-    def _destroy_statuses(self, name: str, tasks: Any) -> None:
+    def destroy_statuses(self, name: str, tasks: Iterable[ConnectorTaskId]) -> None:
+        """DESTROYED for *tasks*, every stored task status of *name*, and the connector's
+        own status once its config is gone."""
         for task in tasks:
             if self.statuses.get_task(task) is not None:
-                self._put(TaskStatus(task, State.DESTROYED, self.worker_id))
+                self.put_status(TaskStatus(task, State.DESTROYED, self.worker_id))
         for status in self.statuses.get_all(name):
-            self._put(TaskStatus(status.id, State.DESTROYED, self.worker_id))
+            self.put_status(TaskStatus(status.id, State.DESTROYED, self.worker_id))
         deleted = self.configs.snapshot().connector_config(name) is None
         if deleted and self.statuses.get_connector(name) is not None:
-            self._put(ConnectorStatus(name, State.DESTROYED, self.worker_id))
+            self.put_status(ConnectorStatus(name, State.DESTROYED, self.worker_id))
 
     @staticmethod
     def _status_key(status: ConnectorStatus | TaskStatus) -> tuple[type, str]:
         return type(status), status.id if isinstance(status, ConnectorStatus) else str(status.id)
 
-    def _put_safe(self, status: ConnectorStatus | TaskStatus) -> None:
+    def put_status_safe(self, status: ConnectorStatus | TaskStatus) -> None:
         """Write *status* unless another worker stored a newer one (Kafka's ``putSafe``)."""
-        self._written.pop(self._status_key(status), None)  # the next _put writes again
+        self._written.pop(self._status_key(status), None)  # the next put_status writes again
         self.statuses.put_safe(status)
 
-    def _put(self, status: ConnectorStatus | TaskStatus) -> None:
+    def put_status(self, status: ConnectorStatus | TaskStatus) -> None:
+        """Write *status*, unless it is what this worker wrote last for its id."""
         if status.generation == 0:  # what this worker writes carries its group generation
             status = dataclasses.replace(status, generation=self._group_generation())
         current = (

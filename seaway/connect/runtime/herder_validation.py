@@ -1,4 +1,7 @@
-"""Connector plugins and config validation, as Kafka's ``AbstractHerder`` answers them."""
+"""Connector plugins and config validation, as Kafka's ``AbstractHerder`` answers them.
+
+:class:`ConfigValidator` needs only the plugins and the worker config: it stands alone.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +13,8 @@ from seaway.connect.api.source import ExactlyOnceSupport
 from seaway.connect.runtime import connector_config as cc
 from seaway.connect.runtime.errors import BadRequestError
 from seaway.connect.runtime.herder import JsonDict
-from seaway.connect.runtime.herder_state import HerderState
-from seaway.connect.runtime.worker_config import GROUP_ID, SPARK_MASTER
+from seaway.connect.runtime.plugins import Plugins
+from seaway.connect.runtime.worker_config import GROUP_ID, SPARK_MASTER, WorkerConfig
 from seaway.spark.shipping import is_local_master
 
 
@@ -20,13 +23,19 @@ def java_map(config: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{k}={v}" for k, v in config.items()) + "}"
 
 
-class ConfigValidation(HerderState):
-    """Lists plugins and their configs; validates connector configs."""
+class ConfigValidator:
+    """Lists plugins and their configs; validates connector configs for a worker."""
+
+    def __init__(self, plugins: Plugins, config: WorkerConfig) -> None:
+        self.plugins = plugins
+        self.config = config
 
     def connector_plugins(self, connectors_only: bool) -> list[JsonDict]:
+        """``[PluginInfo]`` (see :meth:`Herder.connector_plugins`)."""
         return [p.to_rest() for p in self.plugins.connector_plugins(connectors_only)]
 
     def plugin_config(self, plugin: str) -> list[JsonDict]:
+        """``[ConfigKeyInfo]`` of a plugin's config, then a connector's framework keys."""
         desc = self.plugins.plugin(plugin)
         instance = desc.cls()
         keys = list(instance.config().config_keys.values())
@@ -38,6 +47,7 @@ class ConfigValidation(HerderState):
     def validate_connector_config(
         self, config: Mapping[str, str], plugin: str | None = None
     ) -> JsonDict:
+        """``ConfigInfos`` for *config* (see :meth:`Herder.validate_connector_config`)."""
         config = {k: ("" if v is None else str(v)) for k, v in config.items()}
         class_name = (config.get(cc.CONNECTOR_CLASS) or "").strip()
         # The one check of the connector type, for create, PUT config and validate alike (as
@@ -150,4 +160,4 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1].removesuffix("Connector")
 
 
-__all__ = ["ConfigValidation", "java_map"]
+__all__ = ["ConfigValidator", "java_map"]

@@ -8,15 +8,17 @@ Offsets may only change while the connector is STOPPED; the messages are Kafka's
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
 from seaway.connect.api import Connector, SinkConnector, SourceConnector
-from seaway.connect.api.errors import ConnectError
+from seaway.connect.api.errors import ConnectError, NotFoundError
 from seaway.connect.api.offsets import partition_from_key, partition_key
 from seaway.connect.api.structs import TopicPartition
+from seaway.connect.runtime import connector_config as cc
 from seaway.connect.runtime.errors import BadRequestError
+from seaway.connect.runtime.herder_state import HerderState
+from seaway.connect.runtime.storage import TargetState
 from seaway.connect.runtime.storage.offsets import validate_offset_map
 from seaway.kafka.admin import admin_client as _admin
 
@@ -118,24 +120,36 @@ def parse_source_offsets(offsets: Sequence[Mapping[str, Any]]) -> dict[str, Any]
 
 
 class ConnectorOffsetsApi:
-    """Mixin for the herder: the REST offsets semantics over four hooks."""
+    """The REST offsets semantics of a herder, over its state's stores."""
 
-    @abstractmethod
-    def _offsets_context(self, name: str) -> tuple[dict[str, str], Connector, bool]: ...
+    def __init__(self, state: HerderState) -> None:
+        self._state = state
 
-    @abstractmethod
-    def _sink_client_config(self, config: Mapping[str, str]) -> tuple[str, dict[str, str]]: ...
+    def _context(self, name: str) -> tuple[dict[str, str], Connector, bool]:
+        """(config, a connector instance, whether it is STOPPED)."""
+        snapshot = self._state.configs.snapshot()
+        config = snapshot.connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Connector {name} not found")
+        stopped = snapshot.target_state(name) is TargetState.STOPPED
+        with self._state.lock:
+            run = self._state.running.get(name)
+            stopped = stopped and (run is None or run.query is None)
+        connector = self._state.plugins.new_connector(config[cc.CONNECTOR_CLASS])
+        return dict(config), connector, stopped
 
-    @abstractmethod
-    def _source_offsets(self, name: str) -> dict[str, Any]: ...
+    def _source_offsets(self, name: str) -> dict[str, Any]:
+        return self._state.offsets.connector_offsets(name)
 
-    @abstractmethod
-    def _write_source_offsets(self, name: str, offsets: Mapping[str, Any]) -> None: ...
+    def _write_source_offsets(self, name: str, offsets: Mapping[str, Any]) -> None:
+        self._state.offsets.set(name, dict(offsets))
+        self._state.offsets.flush()
 
     def connector_offsets(self, name: str) -> dict[str, Any]:
-        config, connector, _ = self._offsets_context(name)
+        """``{"offsets": [{"partition": {...}, "offset": {...}}]}``."""
+        config, connector, _ = self._context(name)
         if isinstance(connector, SinkConnector):
-            group, client = self._sink_client_config(config)
+            group, client = self._state.sink_client_config(config)
             entries = [
                 {
                     "partition": {KAFKA_TOPIC: tp.topic, KAFKA_PARTITION: tp.partition},
@@ -151,13 +165,14 @@ class ConnectorOffsetsApi:
         return {"offsets": entries}
 
     def alter_connector_offsets(self, name: str, offsets: list[dict[str, Any]]) -> str:
-        config, connector, stopped = self._offsets_context(name)
+        """Apply *offsets* to a STOPPED connector; the success message."""
+        config, connector, stopped = self._context(name)
         if not stopped:
             raise _not_stopped(name)
         if isinstance(connector, SinkConnector):
             parsed = parse_sink_offsets(offsets)
             acknowledged = _hook(lambda: connector.alter_offsets(config, parsed))
-            group, client = self._sink_client_config(config)
+            group, client = self._state.sink_client_config(config)
             _alter_group(client, group, parsed)
         else:
             source = parse_source_offsets(offsets)
@@ -167,11 +182,12 @@ class ConnectorOffsetsApi:
         return ALTERED if acknowledged else _framework_only("altered")
 
     def reset_connector_offsets(self, name: str) -> str:
-        config, connector, stopped = self._offsets_context(name)
+        """Delete every offset of a STOPPED connector; the success message."""
+        config, connector, stopped = self._context(name)
         if not stopped:
             raise _not_stopped(name)
         if isinstance(connector, SinkConnector):
-            group, client = self._sink_client_config(config)
+            group, client = self._state.sink_client_config(config)
             current = {TopicPartition(tp.topic, tp.partition): None
                        for tp in _group_offsets(client, group)}  # fmt: skip
             acknowledged = _hook(lambda: connector.alter_offsets(config, current))

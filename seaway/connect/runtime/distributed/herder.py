@@ -67,7 +67,7 @@ class DistributedHerder(WorkerHerder):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        config = self.config
+        config = self.state.config
         self.connect_protocol = str(config.get("connect.protocol")).lower()
         self.member: GroupMember | None = None
         self.assignor = CooperativeAssignor(int(config.get("scheduled.rebalance.max.delay.ms")))
@@ -92,7 +92,7 @@ class DistributedHerder(WorkerHerder):
     # --- lifecycle --------------------------------------------------------------------------
 
     def _start_assignment(self) -> None:
-        config = self.config
+        config = self.state.config
         self.member = GroupMember(
             config.bootstrap_servers,
             str(config.get("group.id")),
@@ -130,7 +130,7 @@ class DistributedHerder(WorkerHerder):
             if self._rejoin_at is not None and time.monotonic() >= self._rejoin_at:
                 self._rejoin_at = None
                 self.member.request_rejoin()
-            if set(self.configs.snapshot().connectors()) != self._known:
+            if set(self.state.configs.snapshot().connectors()) != self._known:
                 self.member.request_rejoin()  # a connector was created or deleted
             if self.member.rejoin_needed:
                 try:
@@ -163,11 +163,11 @@ class DistributedHerder(WorkerHerder):
     def _heard_from_group(self) -> bool:
         """Whether the coordinator answered this worker within a session timeout."""
         assert self.member is not None
-        session_s = int(self.config.get("session.timeout.ms")) / 1000
+        session_s = int(self.state.config.get("session.timeout.ms")) / 1000
         return self.member.seconds_since_heartbeat() < session_s
 
     def _metadata(self) -> WorkerMetadata:
-        snapshot = self.configs.snapshot()
+        snapshot = self.state.configs.snapshot()
         with self._owned_lock:
             owned = sorted(self._owned)
         allocation = Assignment(
@@ -199,7 +199,7 @@ class DistributedHerder(WorkerHerder):
 
     def _rebalance_metrics(self) -> dict[str, Any] | None:
         durations = self._rebalance_ms
-        snapshot = self.configs.snapshot()
+        snapshot = self.state.configs.snapshot()
         with self._owned_lock:
             owned = set(self._owned)
         return {
@@ -224,10 +224,10 @@ class DistributedHerder(WorkerHerder):
         states = {m.member_id: WorkerMetadata.decode(m.metadata) for m in members}
         version = 2 if protocol == SESSIONED else 1
         wanted = max(s.config_offset for s in states.values())
-        snapshot = self.configs.snapshot()
+        snapshot = self.state.configs.snapshot()
         if snapshot.offset < wanted:
             self._catch_up()
-            snapshot = self.configs.snapshot()
+            snapshot = self.state.configs.snapshot()
         leader_url = self.url
         if snapshot.offset < wanted:
             log.warning(
@@ -264,9 +264,9 @@ class DistributedHerder(WorkerHerder):
         return result
 
     def _catch_up(self) -> None:
-        timeout_s = int(self.config.get("worker.sync.timeout.ms")) / 1000
+        timeout_s = int(self.state.config.get("worker.sync.timeout.ms")) / 1000
         try:
-            self.configs.refresh(timeout_s)
+            self.state.configs.refresh(timeout_s)
         except Exception as error:
             log.warning("Reading the config topic to its end failed: %s", error)
 
@@ -284,10 +284,10 @@ class DistributedHerder(WorkerHerder):
             self.member.request_rejoin()
             return
         self._revoke(assignment.revoked_connectors)
-        if self.configs.snapshot().offset < assignment.config_offset:
+        if self.state.configs.snapshot().offset < assignment.config_offset:
             log.info("Catching up to assignment's config offset.")
             self._catch_up()
-        snapshot = self.configs.snapshot()
+        snapshot = self.state.configs.snapshot()
         if snapshot.offset < assignment.config_offset:
             log.warning(
                 "Current config state offset %d is behind group assignment %d. Forcing "
@@ -322,29 +322,29 @@ class DistributedHerder(WorkerHerder):
             return
         with self._owned_lock:
             self._owned -= connectors
-        with self._lock:
+        with self.state.lock:
             for name in sorted(connectors):
-                if name in self._running:
-                    self._release(name)
-        self.statuses.flush()
+                if name in self.state.running:
+                    self.queries.release(name)
+        self.state.statuses.flush()
 
     def _destroy_removed_statuses(self, snapshot: Any) -> None:
         configured = set(snapshot.connectors())
-        for connector in self.statuses.connectors() - configured:
-            self._destroy_statuses(connector, ())
+        for connector in self.state.statuses.connectors() - configured:
+            self.state.destroy_statuses(connector, ())
 
     # --- session keys (KIP-507) -------------------------------------------------------------
 
     def _rotate_session_key(self) -> None:
         if not self._is_leader or self.connect_protocol != SESSIONED:
             return
-        key = self.configs.snapshot().session_key
-        ttl_ms = int(self.config.get("inter.worker.key.ttl.ms"))
+        key = self.state.configs.snapshot().session_key
+        ttl_ms = int(self.state.config.get("inter.worker.key.ttl.ms"))
         now_ms = int(time.time() * 1000)
         if key is not None and key.creation_timestamp + ttl_ms > now_ms:
             return
         try:
-            self.configs.put_session_key(
+            self.state.configs.put_session_key(
                 SessionKey(secrets.token_bytes(_KEY_BYTES), _KEY_ALGORITHM, now_ms)
             )
             log.info("Leader %s wrote a new session key", self.worker_id)
@@ -357,7 +357,7 @@ class DistributedHerder(WorkerHerder):
     def _verify(self, request: InternalRequest) -> None:
         if self._signed():
             internal_requests.verify(
-                self.configs.snapshot().session_key, request.headers, request.body
+                self.state.configs.snapshot().session_key, request.headers, request.body
             )
 
     def _send_internal(self, method: str, path: str, body: bytes | None) -> bool:
@@ -371,7 +371,7 @@ class DistributedHerder(WorkerHerder):
                 self._stopping.wait(delay)
                 continue
             headers = {}
-            key = self.configs.snapshot().session_key
+            key = self.state.configs.snapshot().session_key
             if self._signed() and key is not None:
                 headers = internal_requests.sign(key, body or b"")
             try:
@@ -422,7 +422,7 @@ class DistributedHerder(WorkerHerder):
 
     def _publish_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
         if self._is_leader:
-            self.configs.put_task_configs(name, configs)
+            self.state.configs.put_task_configs(name, configs)
             return
         body = json.dumps(configs, separators=(",", ":")).encode("utf-8")
         if self._send_internal("POST", f"/connectors/{_quote(name)}/tasks", body):
@@ -453,14 +453,14 @@ class DistributedHerder(WorkerHerder):
     ) -> None:
         self._verify(request)
         self._require_leader("Only the leader may write task configurations.")
-        snapshot = self.configs.snapshot()
+        snapshot = self.state.configs.snapshot()
         if not snapshot.contains(name):
             raise NotFoundError(f"Connector {name} not found")
         if configs and snapshot.target_state(name) is TargetState.STOPPED:
             raise BadRequestError(
                 f"Cannot submit non-empty set of task configs for stopped connector {name}"
             )
-        self.configs.put_task_configs(name, configs)
+        self.state.configs.put_task_configs(name, configs)
 
     def fence_zombies(self, name: str, request: InternalRequest) -> None:
         self._verify(request)
@@ -471,29 +471,31 @@ class DistributedHerder(WorkerHerder):
         """Fence the task producers of the connector's previous task generation, then record
         the new task count (Kafka's ``fenceZombieSourceTasks``)."""
         self._catch_up()
-        snapshot = self.configs.snapshot()
+        snapshot = self.state.configs.snapshot()
         config = snapshot.connector_config(name)
         if config is None:
             raise NotFoundError(f"Connector {name} not found")
-        if not isinstance(self.plugins.new_connector(config["connector.class"]), SourceConnector):
+        if not isinstance(
+            self.state.plugins.new_connector(config["connector.class"]), SourceConnector
+        ):
             raise BadRequestError(f"Connector {name} is not a source connector")
         if name not in snapshot.pending_fencing:
             return
         recorded = snapshot.task_count_record(name)
         count = snapshot.task_count(name)
         if recorded is not None and not (recorded == 1 and count == 1):
-            self.worker.fence_producers(
-                [f"{self.config.get('group.id')}-{name}-{task}" for task in range(recorded)],
+            self.state.worker.fence_producers(
+                [f"{self.state.config.get('group.id')}-{name}-{task}" for task in range(recorded)],
                 dict(config),
             )
-        if self.configs.snapshot().task_config_generation(name) != (
+        if self.state.configs.snapshot().task_config_generation(name) != (
             snapshot.task_config_generation(name)
         ):
             raise ConnectRestError(
                 409, "Fencing failed because new task configurations were generated for the "
                 "connector"
             )  # fmt: skip
-        self.configs.put_task_count_record(name, count)
+        self.state.configs.put_task_count_record(name, count)
         log.info("Fenced the zombies of connector %s (task count %s -> %d)", name, recorded,
                  count)  # fmt: skip
 
