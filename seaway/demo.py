@@ -18,10 +18,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import TopicPartition
+from confluent_kafka.admin import NewTopic
 
 from seaway.broker import BrokerThread
+from seaway.kafka import clients
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.demo import STEPS as MIRROR_STEPS
 from seaway.mirror.demo import run_mirror_demo
 
@@ -58,7 +60,7 @@ def _say(message: str) -> None:
 
 
 def _produce(bootstrap: str, records: int) -> float:
-    producer = Producer(
+    producer = clients.producer(
         {
             "bootstrap.servers": bootstrap,
             "linger.ms": 5,
@@ -96,14 +98,14 @@ def _produce(bootstrap: str, records: int) -> float:
 
 def _consume(bootstrap: str, records: int) -> dict[str, int]:
     consumers = [
-        Consumer(
+        clients.consumer(
             {
                 "bootstrap.servers": bootstrap,
                 "group.id": GROUP,
-                "client.id": f"demo-consumer-{i}",
                 "auto.offset.reset": "earliest",
                 "enable.auto.commit": False,
-            }
+            },
+            client_id=f"demo-consumer-{i}",
         )
         for i in range(2)
     ]
@@ -156,9 +158,9 @@ def run_demo(
             if broker.broker.admin is not None:
                 consoles["broker"] = f"{broker.broker.admin.url}/ui/"
                 _say(f"the broker's web console at {consoles['broker']} while the demo runs")
-            admin = AdminClient({"bootstrap.servers": bootstrap})
+            admin = clients.admin({"bootstrap.servers": bootstrap})
             for name in (TOPIC, COPY):
-                admin.create_topics([NewTopic(name, PARTITIONS)])[name].result(30)
+                admin.create_topics([NewTopic(name, PARTITIONS)])[name].result(REQUEST_TIMEOUT_S)
             _say(f"created topics {TOPIC} and {COPY} with {PARTITIONS} partitions each")
             del admin
             step(STEPS[1])
@@ -168,7 +170,7 @@ def run_demo(
             seen = _consume(bootstrap, records)
             for name, count in sorted(seen.items()):
                 _say(f"  {name} consumed {count} records")
-            check = Consumer({"bootstrap.servers": bootstrap, "group.id": GROUP})
+            check = clients.consumer({"bootstrap.servers": bootstrap, "group.id": GROUP})
             committed = check.committed([TopicPartition(TOPIC, p) for p in range(PARTITIONS)], 10)
             lag = 0
             for tp in committed:
@@ -242,7 +244,7 @@ def _spark_copy(bootstrap: str, checkpoint: Path, records: int) -> int:
         query.awaitTermination()
         batches = [p["numInputRows"] for p in query.recentProgress]
         _say(f"streaming copy {TOPIC} -> {copy}: micro-batches of {batches} records, exactly-once")
-        reader = Consumer(
+        reader = clients.consumer(
             {
                 "bootstrap.servers": bootstrap,
                 "group.id": "demo-check",
@@ -372,7 +374,7 @@ def _connect_walkthrough(bootstrap: str, directory: Path, consoles: dict[str, st
 
 
 def _read_topic(bootstrap: str, topic: str, count: int) -> list[str]:
-    reader = Consumer(
+    reader = clients.consumer(
         {
             "bootstrap.servers": bootstrap,
             "group.id": "demo-console-consumer",

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
+
 __all__ = [
     "TIMEOUT_S",
     "add_connection",
@@ -22,7 +24,7 @@ __all__ = [
     "wait_all",
 ]
 
-TIMEOUT_S: Final = 30.0
+TIMEOUT_S: Final = REQUEST_TIMEOUT_S
 
 
 def add_connection(p: argparse.ArgumentParser) -> None:
@@ -45,9 +47,9 @@ def client_config(args: argparse.Namespace) -> dict[str, str]:
 
 def admin(args: argparse.Namespace) -> Any:
     """An AdminClient for ``--bootstrap-server`` with the ``--command-config`` settings."""
-    from seaway.kafka.admin import admin_client
+    from seaway.kafka import clients
 
-    return admin_client(client_config(args))
+    return clients.admin(client_config(args))
 
 
 def wait_all(futures: dict[Any, Any], describe: Callable[[Any], str]) -> list[str]:

@@ -11,20 +11,13 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from seaway.kafka.client_roles import admin_settings
+from seaway.kafka import clients
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
-TIMEOUT_S: Final = 30.0
+TIMEOUT_S: Final = REQUEST_TIMEOUT_S
 INACTIVE_GROUP_STATES: Final = ("EMPTY", "DEAD", "UNKNOWN")
-
-
-def admin_client(client: Mapping[str, str]) -> Any:
-    """An AdminClient for *client* (librdkafka settings incl. ``bootstrap.servers``; a
-    producer's or consumer's own settings among them are left out)."""
-    from confluent_kafka.admin import AdminClient
-
-    return AdminClient(admin_settings(client))
 
 
 def create_topics(admin: Any, topics: Iterable[Any], timeout: float = TIMEOUT_S) -> list[str]:
@@ -55,7 +48,7 @@ def ensure_topic(
     """Create *name* on the cluster of *client* unless it exists; whether it was created."""
     from confluent_kafka.admin import NewTopic
 
-    admin = admin_client(client)
+    admin = clients.admin(client)
     topic = NewTopic(name, partitions, replication_factor, config=dict(config or {}))
     return bool(create_topics(admin, [topic]))
 
@@ -105,7 +98,6 @@ def alter_offsets(
 __all__ = [
     "INACTIVE_GROUP_STATES",
     "TIMEOUT_S",
-    "admin_client",
     "alter_offsets",
     "committed_offsets",
     "create_topics",

@@ -19,9 +19,10 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Final, TypeVar
 
 from seaway.config import ConfigException
-from seaway.kafka.client_roles import admin_settings, consumer_settings
+from seaway.kafka import clients
 from seaway.kafka.cluster import KafkaCluster
 from seaway.kafka.security import ClientSecurity
+from seaway.kafka.timeouts import API_TIMEOUT_S
 
 __all__ = [
     "TIMEOUT_S",
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 Release = Callable[[Any], None]
 
-TIMEOUT_S: Final = 60.0
+TIMEOUT_S: Final = API_TIMEOUT_S
 CONSUMERS_MAX: Final = 8  # consumers kept per process; the least recently used is closed
 
 _ENTRIES: OrderedDict[tuple[Hashable, ...], tuple[Any, Release | None]] = OrderedDict()
@@ -157,10 +158,9 @@ def _purge(producer: Any) -> None:
 def producer(config: Mapping[str, Any], *, connected: bool = False) -> Any:
     """The process's producer for *config*; *connected*: connected when made
     (:func:`connect`; an idempotent producer then gets its id at once)."""
-    from confluent_kafka import Producer
 
     def make() -> Any:
-        made = Producer(dict(config))
+        made = clients.producer(config)
         if connected:
             connect(made)
         return made
@@ -171,10 +171,9 @@ def producer(config: Mapping[str, Any], *, connected: bool = False) -> Any:
 def transactional_producer(config: Mapping[str, Any]) -> Any:
     """The process's producer for *config* (with its ``transactional.id``), transactions
     initialized when made (:func:`init_transactions`)."""
-    from confluent_kafka import Producer
 
     def make() -> Any:
-        made = Producer(dict(config))
+        made = clients.producer(config)
         init_transactions(made)
         return made
 
@@ -183,28 +182,23 @@ def transactional_producer(config: Mapping[str, Any]) -> Any:
 
 def consumer(config: Mapping[str, Any]) -> Any:
     """The process's consumer for *config* (at most :data:`CONSUMERS_MAX` are kept)."""
-    from confluent_kafka import Consumer
-
     return shared(
-        ("consumer", _key(config)), lambda: Consumer(consumer_settings(config)), Consumer.close,
+        ("consumer", _key(config)), lambda: clients.consumer(config), lambda c: c.close(),
         limit=CONSUMERS_MAX,
     )  # fmt: skip
 
 
 def admin(config: Mapping[str, Any]) -> Any:
     """The process's admin client for *config*."""
-    from confluent_kafka.admin import AdminClient
-
-    return shared(("admin", _key(config)), lambda: AdminClient(admin_settings(config)))
+    return shared(("admin", _key(config)), lambda: clients.admin(config))
 
 
 def group_metadata(config: Mapping[str, Any], group: str) -> Any:
     """The consumer group metadata a transactional producer commits *group*'s offsets with
     (``send_offsets_to_transaction``); a consumer of *config* makes it, then closes."""
-    from confluent_kafka import Consumer
 
     def make() -> Any:
-        made = Consumer({**consumer_settings(config), "group.id": group})
+        made = clients.consumer(config, {"group.id": group})
         try:
             return made.consumer_group_metadata()
         finally:

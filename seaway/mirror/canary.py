@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from seaway.kafka import clients
 from seaway.kafka.admin import ensure_topic
 from seaway.mirror.metrics import METRICS, MirrorMetrics, now_ms
 
@@ -133,12 +134,12 @@ class Canary:
 
     def start(self) -> None:
         """Create the topic, open the clients and start the canary thread."""
-        from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+        from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
         if self._thread is not None:
             return
         self.create_topic()
-        self._producer = Producer(
+        self._producer = clients.producer(
             {
                 "acks": "all",
                 "linger.ms": 0,
@@ -147,7 +148,7 @@ class Canary:
                 **self.source_client,
             }
         )
-        self._consumer = Consumer(
+        self._consumer = clients.consumer(
             {
                 "group.id": f"seaway-canary-{self._run_id}",  # never committed: no group
                 "enable.auto.commit": False,

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, cast
 
 from seaway.connect.api.structs import TopicPartition
-from seaway.kafka.admin import admin_client as _admin
+from seaway.kafka import clients
 from seaway.kafka.admin import alter_offsets, committed_offsets, ensure_topic, is_group_inactive
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.filters import GroupFilter, TopicFilter
 from seaway.mirror.formats import Checkpoint, OffsetSync
 from seaway.mirror.metrics import METRICS, now_ms
@@ -26,8 +27,6 @@ from seaway.mirror.offset_syncs import OffsetSyncStore
 from seaway.mirror.policy import ReplicationPolicy
 
 log = logging.getLogger(__name__)
-
-_TIMEOUT_S: Final = 30.0
 
 
 @dataclass
@@ -64,7 +63,6 @@ class MirrorCheckpointFlow:
 
     def start(self) -> None:
         """Create the checkpoints topic, load the last checkpoints, start reading syncs."""
-        from confluent_kafka import Consumer, Producer
         from confluent_kafka import TopicPartition as KafkaTopicPartition
 
         s = self.settings
@@ -76,28 +74,24 @@ class MirrorCheckpointFlow:
             if isinstance(checkpoint, Checkpoint):
                 key = (checkpoint.consumer_group_id, checkpoint.topic, checkpoint.partition)
                 self.last[key] = checkpoint
-        self._syncs = Consumer(
-            {
-                **s.offset_syncs_client,
-                "group.id": "seaway-mirror-syncs",
-                "enable.auto.commit": False,
-            }
+        self._syncs = clients.consumer(
+            s.offset_syncs_client, {"group.id": "seaway-mirror-syncs", "enable.auto.commit": False}
         )
         self._syncs.assign([KafkaTopicPartition(s.offset_syncs_topic, 0, 0)])
         # The checkpoints loaded, so the syncs read now all count (Kafka's
         # start(!checkpointsLoaded)); later syncs are applied as they arrive.
         self.store.start(False, initial_syncs=self._new_syncs())
-        self._producer = Producer({**s.target_client, "acks": "all"})
+        self._producer = clients.producer(s.target_client, {"acks": "all"})
 
     def _read_all(self, client: dict[str, str], topic: str) -> list[Any]:
-        from confluent_kafka import Consumer
         from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-        consumer = Consumer(
-            {**client, "group.id": "seaway-mirror-checkpoints", "enable.auto.commit": False}
+        consumer = clients.consumer(
+            client, {"group.id": "seaway-mirror-checkpoints", "enable.auto.commit": False}
         )
         try:
-            high = consumer.get_watermark_offsets(KafkaTopicPartition(topic, 0), _TIMEOUT_S)[1]
+            partition = KafkaTopicPartition(topic, 0)
+            high = consumer.get_watermark_offsets(partition, REQUEST_TIMEOUT_S)[1]
             consumer.assign([KafkaTopicPartition(topic, 0, 0)])
             out: list[Any] = []
             position = 0
@@ -120,7 +114,7 @@ class MirrorCheckpointFlow:
 
         s = self.settings
         partition = KafkaTopicPartition(s.offset_syncs_topic, 0)
-        end = self._syncs.get_watermark_offsets(partition, _TIMEOUT_S)[1]
+        end = self._syncs.get_watermark_offsets(partition, REQUEST_TIMEOUT_S)[1]
         syncs: list[OffsetSync] = []
         position = max(0, self._syncs.position([partition])[0].offset)  # -1001: from 0
         while position < end:
@@ -153,8 +147,8 @@ class MirrorCheckpointFlow:
         return new.downstream_offset > last.downstream_offset
 
     def groups(self) -> list[str]:
-        admin = _admin(self.settings.source_client)
-        listing = admin.list_consumer_groups().result(_TIMEOUT_S)
+        admin = clients.admin(self.settings.source_client)
+        listing = admin.list_consumer_groups().result(REQUEST_TIMEOUT_S)
         return sorted(
             g.group_id
             for g in listing.valid
@@ -167,12 +161,12 @@ class MirrorCheckpointFlow:
 
         self._read_syncs()
         s = self.settings
-        admin = _admin(s.source_client)
+        admin = clients.admin(s.source_client)
         emitted: list[Checkpoint] = []
         started = now_ms()  # MM2: checkpoint-latency-ms = ack time - time the record was made
         for group in self.groups():
             request = [ConsumerGroupTopicPartitions(group)]
-            result = admin.list_consumer_group_offsets(request)[group].result(_TIMEOUT_S)
+            result = admin.list_consumer_group_offsets(request)[group].result(REQUEST_TIMEOUT_S)
             for tp in result.topic_partitions or []:
                 if tp.offset < 0 or not s.topic_filter.should_replicate_topic(tp.topic):
                     continue
@@ -195,7 +189,7 @@ class MirrorCheckpointFlow:
                     )
                     self.last[key] = checkpoint
                     emitted.append(checkpoint)
-        if self._producer.flush(_TIMEOUT_S):
+        if self._producer.flush(REQUEST_TIMEOUT_S):
             raise RuntimeError(f"Could not write checkpoints to {s.checkpoints_topic}")
         latency = now_ms() - started
         self.emitted_ms = now_ms()
@@ -209,7 +203,7 @@ class MirrorCheckpointFlow:
 
     def sync_group_offsets(self) -> None:
         """Commit the last checkpoints to B for groups not active there, never rewinding."""
-        admin = _admin(self.settings.target_client)
+        admin = clients.admin(self.settings.target_client)
         by_group: dict[str, dict[tuple[str, int], int]] = {}
         for (group, topic, partition), checkpoint in self.last.items():
             by_group.setdefault(group, {})[(topic, partition)] = checkpoint.downstream_offset

@@ -50,6 +50,8 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 from confluent_kafka.admin import AdminClient
 
 from seaway.config import ConfigException
+from seaway.kafka import clients
+from seaway.kafka.timeouts import API_TIMEOUT_S
 from seaway.mirror import policy as topology
 from seaway.mirror.errors import MirrorError
 from seaway.mirror.formats import Checkpoint, SchemaError
@@ -76,7 +78,7 @@ BOOTSTRAP_SERVERS: Final = "bootstrap.servers"
 SECURITY_PROTOCOL: Final = "security.protocol"
 ADMIN_CLIENT_PREFIX: Final = "admin."
 CONSUMER_CLIENT_PREFIX: Final = "consumer."
-DEFAULT_TIMEOUT_S: Final = 60.0
+DEFAULT_TIMEOUT_S: Final = API_TIMEOUT_S
 """Timeout of the topology queries unless given (Kafka's ``default.api.timeout.ms``)."""
 
 # Broker-internal topics, which Kafka's Admin.listTopics() leaves out (Topic.INTERNAL_TOPICS).
@@ -162,8 +164,8 @@ class MirrorClient:
         self._consumer_config = consumer_config(props)
         self._bootstrap = str(self._admin_config.get(BOOTSTRAP_SERVERS, servers))
         self._timeout = _seconds(timeout)
-        self._admin: AdminClient | None = AdminClient(
-            {"log.connection.close": False, **self._admin_config}, logger=log
+        self._admin: AdminClient | None = clients.admin(
+            {"log.connection.close": False, **self._admin_config, "logger": log}
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -269,7 +271,7 @@ class MirrorClient:
             "enable.auto.offset.store": False,
             "enable.partition.eof": True,
         }
-        consumer = Consumer(settings)
+        consumer = clients.consumer(settings)
         try:
             latest = self._read_checkpoints(consumer, topic, consumer_group_id, deadline)
         finally:

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import TopicPartition
 
 from seaway.broker import BrokerThread
+from seaway.kafka import clients
 
 BILLING = "demo-billing"  # a group that stopped part way through, on cluster A
 CAUGHT_UP = "demo-group"  # the demo's group: it consumed everything before the failover
@@ -29,7 +30,7 @@ STEPS = (
 
 def _commit_part_way(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
     """Group ``demo-billing`` has processed about 60% of each partition, then stopped."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": BILLING})
+    consumer = clients.consumer({"bootstrap.servers": bootstrap, "group.id": BILLING})
     try:
         positions = {}
         for p in range(partitions):
@@ -43,7 +44,7 @@ def _commit_part_way(bootstrap: str, topic: str, partitions: int) -> dict[int, i
 
 
 def _end(bootstrap: str, topic: str, partition: int) -> int:
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "demo-end"})
+    consumer = clients.consumer({"bootstrap.servers": bootstrap, "group.id": "demo-end"})
     try:
         return int(consumer.get_watermark_offsets(TopicPartition(topic, partition), 10)[1])
     finally:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final
 
+from seaway.kafka.timeouts import REACH_TIMEOUT_S
 from seaway.mirror import monitoring
 from seaway.mirror.canary import Canary
 from seaway.mirror.checkpoint_flow import CheckpointSettings, MirrorCheckpointFlow
@@ -70,7 +71,6 @@ MAX_RECORDS_PER_BATCH_DEFAULT: Final = 10_000_000
 """A task streams its range (memory does not grow with it); each micro-batch costs Spark's
 planning, a summary commit and a rebuilt batch at each range edge: ~5-10 s of copying per
 micro-batch on two cores, about MM2's offset flush interval (10 s)."""
-_REACH_TIMEOUT_S: Final = 15.0
 _HEALTH_S: Final = 0.5
 _METRICS_S: Final = 1.0  # MM2's metrics read from the copy's progress reports
 _LANE_JOIN_S: Final = 10.0
@@ -167,18 +167,18 @@ class MirrorMaker:
         self.spark: Any = None
         self._stop = threading.Event()
 
-    def check_clusters(self, timeout: float = _REACH_TIMEOUT_S) -> None:
+    def check_clusters(self, timeout: float = REACH_TIMEOUT_S) -> None:
         """Raise :class:`UnreachableClusterError` naming ``<alias>.bootstrap.servers`` for a
         cluster of the enabled flows that does not answer within *timeout*."""
         from confluent_kafka import KafkaException
 
-        from seaway.kafka.admin import admin_client
+        from seaway.kafka import clients
 
         aliases = sorted({a for pair in self.pairs for a in (pair.source, pair.target)})
         for alias in aliases:
             client = librdkafka_config(self.config.cluster_props(alias))
             try:
-                admin_client(client).list_topics(timeout=timeout)
+                clients.admin(client).list_topics(timeout=timeout)
             except KafkaException as error:
                 raise UnreachableClusterError(
                     f"Cluster {alias} did not answer within {timeout:.0f} s at "

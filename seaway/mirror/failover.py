@@ -23,19 +23,18 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from seaway.java.regex import compile_java_regex
+from seaway.kafka import clients
 from seaway.kafka.admin import (
     INACTIVE_GROUP_STATES,
-    admin_client,
     alter_offsets,
     committed_offsets,
     group_state,
 )
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.client import MirrorClient
 from seaway.mirror.errors import MirrorError
 from seaway.mirror.policy import DefaultReplicationPolicy
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
-
-_TIMEOUT_S: Final = 30.0
 
 
 class FailoverError(MirrorError, RuntimeError):
@@ -44,10 +43,6 @@ class FailoverError(MirrorError, RuntimeError):
 
 class ActionRefused(FailoverError):
     """A change was refused (a group has active members) or failed on the cluster."""
-
-
-def _admin(bootstrap: str) -> Any:
-    return admin_client({"bootstrap.servers": bootstrap})
 
 
 def _require_inactive(admin: Any, group: str) -> None:
@@ -69,7 +64,7 @@ def _commit(admin: Any, group: str, offsets: Mapping[tuple[str, int], int]) -> N
 
 
 def translated_offsets(
-    target_bootstrap: str, source_alias: str, group: str, timeout: float = _TIMEOUT_S
+    target_bootstrap: str, source_alias: str, group: str, timeout: float = REQUEST_TIMEOUT_S
 ) -> dict[tuple[str, int], int]:
     """The group's offsets on the target, translated from *source_alias*'s checkpoints."""
     with MirrorClient({"bootstrap.servers": target_bootstrap}) as client:
@@ -88,7 +83,7 @@ def fail_over_group(
             f" (is the checkpoint flow {source_alias}->... emitting for this group?)"
         )
     if execute:
-        admin = _admin(target_bootstrap)
+        admin = clients.admin({"bootstrap.servers": target_bootstrap})
         _require_inactive(admin, group)
         _commit(admin, group, offsets)
     return offsets
@@ -104,30 +99,30 @@ def reset_group_to_datetime(
 ) -> dict[tuple[str, int], int]:
     """Per partition of *topics*, the first offset at or after *when* (the end offset when
     none is); with *execute*, committed for the (inactive) group."""
-    from confluent_kafka import Consumer, TopicPartition
+    from confluent_kafka import TopicPartition
 
     millis = int(when.timestamp() * 1000)
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    consumer = clients.consumer({"bootstrap.servers": bootstrap, "group.id": group})
     try:
-        metadata = consumer.list_topics(timeout=_TIMEOUT_S)
+        metadata = consumer.list_topics(timeout=REQUEST_TIMEOUT_S)
         wanted = []
         for topic in topics:
             if topic not in metadata.topics:
                 raise FailoverError(f"Topic {topic} does not exist on {bootstrap}")
             wanted += [TopicPartition(topic, p, millis) for p in metadata.topics[topic].partitions]
-        found = consumer.offsets_for_times(wanted, timeout=_TIMEOUT_S)
+        found = consumer.offsets_for_times(wanted, timeout=REQUEST_TIMEOUT_S)
         offsets: dict[tuple[str, int], int] = {}
         for tp in found:
             offset = tp.offset
             if offset < 0:  # nothing at or after the time: the end
                 offset = consumer.get_watermark_offsets(
-                    TopicPartition(tp.topic, tp.partition), _TIMEOUT_S
+                    TopicPartition(tp.topic, tp.partition), REQUEST_TIMEOUT_S
                 )[1]
             offsets[(tp.topic, tp.partition)] = offset
     finally:
         consumer.close()
     if execute:
-        admin = _admin(bootstrap)
+        admin = clients.admin({"bootstrap.servers": bootstrap})
         _require_inactive(admin, group)
         _commit(admin, group, offsets)
     return offsets
@@ -196,7 +191,7 @@ def _select_topics(
     return sorted(selected)
 
 
-def _groups(admin: Any, timeout: float = _TIMEOUT_S) -> list[str]:
+def _groups(admin: Any, timeout: float = REQUEST_TIMEOUT_S) -> list[str]:
     listing = admin.list_consumer_groups(request_timeout=timeout).result(timeout)
     return sorted(g.group_id for g in listing.valid)
 
@@ -208,7 +203,7 @@ class _GroupInfo:
 
 
 def _describe_groups(
-    admin: Any, groups: list[str], timeout: float = _TIMEOUT_S
+    admin: Any, groups: list[str], timeout: float = REQUEST_TIMEOUT_S
 ) -> dict[str, _GroupInfo]:
     """Whether each group has active members, and the topics assigned to them."""
     if not groups:
@@ -279,7 +274,7 @@ def prepare_failback(
     """
     if policy not in ("default", "identity"):
         raise FailoverError(f"Unknown replication policy {policy!r}: use default or identity")
-    admin = _admin(bootstrap)
+    admin = clients.admin({"bootstrap.servers": bootstrap})
     existing = topic_partitions(admin, "old primary", bootstrap, FailoverError)
     selected = _select_topics(existing, topics, include, bootstrap)
     ranges = offset_ranges(
@@ -328,10 +323,12 @@ def _delete(admin: Any, topics: list[str], groups: list[str]) -> None:
 
     try:
         if groups:
-            for future in admin.delete_consumer_groups(groups, request_timeout=_TIMEOUT_S).values():
-                future.result(_TIMEOUT_S)
-        for future in admin.delete_topics(topics, operation_timeout=_TIMEOUT_S).values():
-            future.result(_TIMEOUT_S)
+            for future in admin.delete_consumer_groups(
+                groups, request_timeout=REQUEST_TIMEOUT_S
+            ).values():
+                future.result(REQUEST_TIMEOUT_S)
+        for future in admin.delete_topics(topics, operation_timeout=REQUEST_TIMEOUT_S).values():
+            future.result(REQUEST_TIMEOUT_S)
     except KafkaException as error:
         raise ActionRefused(f"Cleaning the old primary failed: {error.args[0]}") from error
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
+from seaway.kafka import clients
 from seaway.kafka.admin import ensure_topic
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.config import MirrorConfigError, MirrorHeartbeatConfig, librdkafka_config
 from seaway.mirror.config.defs import (
     BOOTSTRAP_SERVERS,
@@ -31,8 +33,6 @@ from seaway.mirror.formats import Heartbeat
 from seaway.mirror.policy import ReplicationPolicy, replication_policy
 
 log = logging.getLogger(__name__)
-
-_TIMEOUT_S: Final = 30.0
 
 
 @dataclass
@@ -96,8 +96,6 @@ class MirrorHeartbeatFlow:
 
     def start(self) -> None:
         """Create the heartbeats topic on the target if missing; nothing when disabled."""
-        from confluent_kafka import Producer
-
         s = self.settings
         if not s.enabled:
             log.info("Heartbeats of %s are disabled (emit.heartbeats.enabled)", self.name)
@@ -114,7 +112,7 @@ class MirrorHeartbeatFlow:
                 f"{HEARTBEATS_TOPIC_REPLICATION_FACTOR} (now {s.replication_factor}): it may "
                 "not exceed the target cluster's broker count."
             ) from error
-        self._producer = Producer({**s.target_client, "acks": "all"})
+        self._producer = clients.producer(s.target_client, {"acks": "all"})
 
     def emit(self, now_ms: int | None = None) -> Heartbeat | None:
         """Write one heartbeat (timestamp *now_ms*, default now) and wait for it; returns it,
@@ -128,13 +126,13 @@ class MirrorHeartbeatFlow:
         self._producer.produce(
             s.heartbeats_topic, key=beat.record_key(), value=beat.record_value(), partition=0
         )
-        if self._producer.flush(_TIMEOUT_S):
+        if self._producer.flush(REQUEST_TIMEOUT_S):
             raise RuntimeError(f"Could not write a heartbeat to {s.heartbeats_topic}")
         return beat
 
     def stop(self) -> None:
         if self._producer is not None:
-            self._producer.flush(_TIMEOUT_S)
+            self._producer.flush(REQUEST_TIMEOUT_S)
             self._producer = None
 
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
 
-from seaway.kafka.admin import admin_client
+from seaway.kafka import clients
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.errors import MirrorError
 from seaway.mirror.sink import CONNECTOR_NAME
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
-
-_TIMEOUT_S: Final = 30.0
 
 
 class LagError(MirrorError, RuntimeError):
@@ -59,7 +57,7 @@ def stored_offsets(
     source_alias: str,
     *,
     topic: str | None = None,
-    timeout: float = _TIMEOUT_S,
+    timeout: float = REQUEST_TIMEOUT_S,
 ) -> dict[tuple[str, int], int]:
     """The last copied offset per source ``(topic, partition)`` of the flow from
     *source_alias*, read from its offsets topic on *target* (``{}`` when the topic does not
@@ -69,7 +67,7 @@ def stored_offsets(
     client = _client(target)
     name = topic or offsets_topic(source_alias)
     bootstrap = client.get("bootstrap.servers", "?")
-    if name not in topic_partitions(admin_client(client), "target", bootstrap, LagError, timeout):
+    if name not in topic_partitions(clients.admin(client), "target", bootstrap, LagError, timeout):
         return {}
     store = TopicOffsetStore(
         TopicSpec(name, 25), client, client_id=f"seaway-mirror-lag-{source_alias}", read_only=True
@@ -93,13 +91,13 @@ def replication_lag(
     topics: Iterable[str] = (),
     *,
     offsets_topic_name: str | None = None,
-    timeout: float = _TIMEOUT_S,
+    timeout: float = REQUEST_TIMEOUT_S,
 ) -> list[LagRow]:
     """The lag of every partition of *topics* (default: every source topic the flow has
     stored offsets for), sorted by topic and partition."""
     source_client = _client(source)
     bootstrap = source_client.get("bootstrap.servers", "?")
-    admin = admin_client(source_client)
+    admin = clients.admin(source_client)
     existing = topic_partitions(admin, "source", bootstrap, LagError, timeout)
     stored = stored_offsets(target, source_alias, topic=offsets_topic_name, timeout=timeout)
     names = sorted(set(topics)) or sorted({t for t, _ in stored if t in existing})

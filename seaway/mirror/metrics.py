@@ -546,9 +546,9 @@ def lag_behind_source(
     from confluent_kafka import IsolationLevel, TopicPartition
     from confluent_kafka.admin import OffsetSpec
 
-    from seaway.kafka.admin import admin_client
+    from seaway.kafka import clients
 
-    admin = admin_client(source_client)
+    admin = clients.admin(source_client)
     request = {TopicPartition(t, p): OffsetSpec.latest() for t, p in copied}
     futures = admin.list_offsets(
         request, isolation_level=IsolationLevel.READ_UNCOMMITTED, request_timeout=timeout

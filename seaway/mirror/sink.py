@@ -25,6 +25,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceStreamArrowWriter, WriterCommitMessage
 
 from seaway.kafka import pool
+from seaway.kafka.timeouts import FLUSH_TIMEOUT_S
 from seaway.mirror.copy.spec import (
     CONNECTOR_NAME,
     SUMMARY_FIELDS,
@@ -36,7 +37,6 @@ from seaway.mirror.copy.spec import (
 log = logging.getLogger(__name__)
 
 SINK_NAME: Final = "seaway-mirror-sink"
-_TIMEOUT_S: Final = 60.0
 
 MirrorSinkSpec = MirrorCopySpec
 """The spec in the sink's ``spec`` option: the flow's copy spec."""
@@ -73,11 +73,11 @@ def store_copied_offsets(spec: MirrorCopySpec, copied: list[tuple[str, int, int]
     for topic, partition, offset in copied:
         record_key, value = offset_record(spec, topic, partition, offset)
         producer.produce(spec.offsets_topic, value, record_key, on_delivery=on_delivery)
-    remaining = producer.flush(_TIMEOUT_S)
+    remaining = producer.flush(FLUSH_TIMEOUT_S)
     if remaining or errors:
         message = (
             f"Could not store mirror offsets in {spec.offsets_topic}: "
-            f"{errors[:3] or f'{remaining} unacknowledged after {_TIMEOUT_S:.0f} s'}; the "
+            f"{errors[:3] or f'{remaining} unacknowledged after {FLUSH_TIMEOUT_S:.0f} s'}; the "
             "micro-batch is copied again from the offsets stored before it"
         )
         pool.drop(producer)

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from seaway.kafka.admin import admin_client as _admin
+from seaway.kafka import clients
 from seaway.kafka.admin import ensure_topic
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.copy.source import SOURCE_NAME as COPY_SOURCE_NAME
 from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
@@ -46,7 +47,6 @@ from seaway.spark.session import activate
 
 log = logging.getLogger(__name__)
 
-_TIMEOUT_S: Final = 30.0
 _START_RETRY_S: Final = 5.0  # a start that failed (a cluster away) is tried again after this
 _EARLIEST: Final = -2
 
@@ -128,7 +128,7 @@ class MirrorSourceFlow:
         return wanted and not s.policy.is_internal_topic(topic) and not self.is_cycle(topic)
 
     def source_topics(self) -> dict[str, int]:
-        metadata = _admin(self.settings.source_client).list_topics(timeout=_TIMEOUT_S)
+        metadata = clients.admin(self.settings.source_client).list_topics(timeout=REQUEST_TIMEOUT_S)
         return {
             name: len(t.partitions)
             for name, t in sorted(metadata.topics.items())
@@ -143,8 +143,8 @@ class MirrorSourceFlow:
         partitions where the source has more."""
         from confluent_kafka.admin import NewPartitions, NewTopic
 
-        target = _admin(self.settings.target_client)
-        existing = target.list_topics(timeout=_TIMEOUT_S).topics
+        target = clients.admin(self.settings.target_client)
+        existing = target.list_topics(timeout=REQUEST_TIMEOUT_S).topics
         configs = self._source_configs([t for t in topics if self.remote_topic(t) not in existing])
         new = [
             NewTopic(
@@ -164,7 +164,7 @@ class MirrorSourceFlow:
             futures += target.create_partitions(grow).values()
         for future in futures:
             try:
-                future.result(_TIMEOUT_S)
+                future.result(REQUEST_TIMEOUT_S)
             except Exception as error:
                 if "TOPIC_ALREADY_EXISTS" not in str(error) and "INVALID_PARTITIONS" not in str(
                     error

@@ -20,12 +20,13 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from seaway.kafka.admin import admin_client, authorizer_class
+from seaway.kafka import clients
+from seaway.kafka.admin import authorizer_class
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.filters import ConfigPropertyFilter
 
 log = logging.getLogger(__name__)
 
-_TIMEOUT_S: Final = 30.0
 _NO_AUTHORIZER: Final = ("SECURITY_DISABLED", "UNSUPPORTED", "_UNSUPPORTED_FEATURE")
 
 
@@ -80,9 +81,9 @@ def describe_topic_configs(client: Mapping[str, str], topics: Iterable[str]) -> 
     wanted = list(topics)
     if not wanted:
         return {}
-    admin = admin_client(client)
+    admin = clients.admin(client)
     futures = admin.describe_configs([ConfigResource("topic", t) for t in wanted])
-    return {resource.name: future.result(_TIMEOUT_S) for resource, future in futures.items()}
+    return {resource.name: future.result(REQUEST_TIMEOUT_S) for resource, future in futures.items()}
 
 
 def sync_topic_configs(
@@ -98,8 +99,8 @@ def sync_topic_configs(
     """
     from confluent_kafka.admin import ConfigResource
 
-    target = admin_client(target_client)
-    existing = set(target.list_topics(timeout=_TIMEOUT_S).topics)
+    target = clients.admin(target_client)
+    existing = set(target.list_topics(timeout=REQUEST_TIMEOUT_S).topics)
     pairs = {s: r for s, r in remote_topics.items() if r in existing}
     if not pairs:
         return 0
@@ -118,7 +119,7 @@ def sync_topic_configs(
     altered = 0
     for resource, future in target.incremental_alter_configs(resources).items():
         try:
-            future.result(_TIMEOUT_S)
+            future.result(REQUEST_TIMEOUT_S)
             altered += 1
         except KafkaException as error:
             log.warning("Syncing the configs of %s failed: %s", resource.name, error)
@@ -194,14 +195,16 @@ class AclSync:
 
         if self.disabled_reason is not None:
             return 0
-        source = admin_client(self.source_client)
+        source = clients.admin(self.source_client)
         # None matches any: AclBindingFilter keeps AclBinding's str-only hints.
         wanted = AclBindingFilter(
             ResourceType.TOPIC, None, ResourcePatternType.ANY, None, None,  # type: ignore[arg-type]
             AclOperation.ANY, AclPermissionType.ANY,
         )  # fmt: skip
         try:
-            bindings = source.describe_acls(wanted, request_timeout=_TIMEOUT_S).result(_TIMEOUT_S)
+            bindings = source.describe_acls(wanted, request_timeout=REQUEST_TIMEOUT_S).result(
+                REQUEST_TIMEOUT_S
+            )
         except KafkaException as error:  # older librdkafka, or a broker without the API
             name = error.args[0].name() if error.args else str(error)
             if any(reason in name for reason in _NO_AUTHORIZER):
@@ -210,7 +213,7 @@ class AclSync:
         if not bindings:
             # librdkafka drops DescribeAcls' error code: SECURITY_DISABLED and a refusal
             # both come back as no ACLs. The broker's own config tells the first apart.
-            if authorizer_class(source, _TIMEOUT_S) == "":
+            if authorizer_class(source, REQUEST_TIMEOUT_S) == "":
                 return self._disable("SECURITY_DISABLED")
             if not self._warned_empty:
                 self._warned_empty = True
@@ -222,10 +225,10 @@ class AclSync:
         target_bindings = acls_to_sync(bindings, self.should_replicate, self.rename)
         if not target_bindings:
             return 0
-        target = admin_client(self.target_client)
+        target = clients.admin(self.target_client)
         for binding, future in target.create_acls(target_bindings).items():
             try:
-                future.result(_TIMEOUT_S)
+                future.result(REQUEST_TIMEOUT_S)
             except KafkaException as error:
                 log.warning("Creating ACL %s on the target failed: %s", binding, error)
         return len(target_bindings)

@@ -37,10 +37,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, cast
 
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.errors import MirrorError
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
 
-_TIMEOUT_S: Final = 30.0
 _BATCH: Final = 5000
 _POLL_S: Final = 0.2
 _MOD: Final = 1 << 128
@@ -134,13 +134,11 @@ class _Side:
     def __init__(
         self, name: str, client: Mapping[str, str], topic: str, timeout: float, group: str
     ) -> None:
-        from confluent_kafka import Consumer
-
-        from seaway.kafka.admin import admin_client
+        from seaway.kafka import clients
 
         self.name, self.topic, self.timeout = name, topic, timeout
         self.bootstrap = client.get("bootstrap.servers", "?")
-        self.admin = admin_client({"log.connection.close": "false", **client})
+        self.admin = clients.admin({"log.connection.close": "false", **client})
         topics = topic_partitions(self.admin, name, self.bootstrap, VerifyError, timeout)
         if topic not in topics:
             raise VerifyError(
@@ -157,10 +155,9 @@ class _Side:
             timeout=timeout,
         )
         self.ranges = {p: r for (_, p), r in ranges.items()}
-        self.consumer = Consumer(
+        self.consumer = clients.consumer(
+            {"log.connection.close": False, **client},
             {
-                "log.connection.close": False,
-                **client,
                 "group.id": group,
                 "enable.auto.commit": False,
                 "enable.auto.offset.store": False,
@@ -169,7 +166,7 @@ class _Side:
                 "auto.offset.reset": "error",
                 "fetch.wait.max.ms": 100,  # the end of a partition shows sooner
                 "queued.max.messages.kbytes": 16384,  # prefetch per partition (default 64 MB)
-            }
+            },
         )
 
     def reader(self, partition: int, start: int | None = None) -> _Reader:
@@ -343,7 +340,7 @@ def verify_mirror(
     *,
     progress: Progress | None = None,
     batch: int = _BATCH,
-    timeout: float = _TIMEOUT_S,
+    timeout: float = REQUEST_TIMEOUT_S,
 ) -> VerifyResult:
     """Compare *topic* on *source* with *remote_topic* on *target*, partition by partition.
 

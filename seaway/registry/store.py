@@ -21,13 +21,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from seaway.connect.runtime.storage.topic_log import LogRecord, TopicBackedLog, TopicSpec
+from seaway.connect.runtime.storage.topic_log import (
+    DEFAULT_TIMEOUT_S,
+    LogRecord,
+    TopicBackedLog,
+    TopicSpec,
+)
 from seaway.registry.schemas import canonical
 
 __all__ = ["SchemaStore", "SchemaVersion"]
 
 DEFAULT_TOPIC: Final = "_schemas"
-_TIMEOUT_S: Final = 30.0
 
 
 @dataclass(frozen=True)
@@ -111,8 +115,10 @@ class SchemaStore:
                     self._configs[scope] = str(value.get("compatibilityLevel", "")).upper()
 
     def _write(self, key: Mapping[str, Any], value: Mapping[str, Any] | None) -> None:
-        self.log.send(_dumps(key), None if value is None else _dumps(value)).result(_TIMEOUT_S)
-        self.log.read_to_end(_TIMEOUT_S)
+        self.log.send(_dumps(key), None if value is None else _dumps(value)).result(
+            DEFAULT_TIMEOUT_S
+        )
+        self.log.read_to_end(DEFAULT_TIMEOUT_S)
 
     # --- queries ----------------------------------------------------------------------------
 

@@ -23,7 +23,8 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from seaway.broker import BrokerThread
-from seaway.kafka.admin import admin_client, alter_offsets
+from seaway.kafka import clients
+from seaway.kafka.admin import alter_offsets
 from seaway.mirror.formats import Checkpoint, Heartbeat
 from tests.broker.clients import create_topic, quiet
 from tests.connect.workers import Rest, WorkerProcess, distributed_props, wait_for
@@ -132,7 +133,7 @@ def produce(bootstrap: str, start: int, count: int) -> None:
 
 def end_offsets(bootstrap: str, topic: str, partitions: int = PARTITIONS) -> list[int]:
     """Each partition's end offset; zeros while the topic does not exist."""
-    if topic not in admin_client({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics:
+    if topic not in clients.admin({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics:
         return [0] * partitions
     consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": "ends"}))
     try:
@@ -211,7 +212,7 @@ def test_seed_mirror_connectors_session(rest: Rest, clusters: tuple[str, str]) -
     create_topic(a, TOPIC, PARTITIONS, config={"retention.ms": "-1"})
     produce(a, 0, RECORDS)
     ends = end_offsets(a, TOPIC)
-    admin = admin_client({"bootstrap.servers": a})
+    admin = clients.admin({"bootstrap.servers": a})
     alter_offsets(admin, GROUP, {(TOPIC, p): end for p, end in enumerate(ends)})
     source, checkpoint, heartbeats = seed_requests(a, b)
 

@@ -60,7 +60,7 @@ def test_checkpoints_translate_a_group_for_failover(
     admin.create_topics([NewTopic(topic, 3, 1)])[topic].result(30)
     producer = Producer({"bootstrap.servers": a})
     for i in range(RECORDS):
-        producer.produce(topic, value=f"click {i}".encode())
+        producer.produce(topic, value=f"click {i}".encode(), partition=i % 3)  # every partition
     assert producer.flush(30) == 0
     group = f"dashboard-{uuid.uuid4().hex[:6]}"
     positions = _consume_and_commit(a, topic, group, RECORDS)  # caught up, then failed over

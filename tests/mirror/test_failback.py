@@ -10,7 +10,8 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.cli.main import main
-from seaway.kafka.admin import admin_client, alter_offsets
+from seaway.kafka import clients
+from seaway.kafka.admin import alter_offsets
 from seaway.mirror.failover import ActionRefused, FailbackTopic, prepare_failback
 from tests.broker.clients import quiet
 
@@ -44,7 +45,7 @@ def _setup(bootstrap: str) -> tuple[str, dict[str, str]]:
         "mixed": {(names["orders"], 1): 3, (names["keep"], 0): 1},
         "other": {(names["keep"], 0): 4},
     }
-    group_admin = admin_client({"bootstrap.servers": bootstrap})
+    group_admin = clients.admin({"bootstrap.servers": bootstrap})
     for role, committed in offsets.items():
         alter_offsets(group_admin, groups[role], committed)
     return px, {**names, **{f"group-{r}": g for r, g in groups.items()}}

@@ -20,12 +20,12 @@ from seaway.connect.runtime.errors import BadRequestError
 from seaway.connect.runtime.herder_state import HerderState
 from seaway.connect.runtime.storage import TargetState
 from seaway.connect.runtime.storage.offsets import validate_offset_map
-from seaway.kafka.admin import admin_client as _admin
+from seaway.kafka import clients
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 
 KAFKA_TOPIC: Final = "kafka_topic"
 KAFKA_PARTITION: Final = "kafka_partition"
 KAFKA_OFFSET: Final = "kafka_offset"
-_TIMEOUT_S: Final = 30.0
 
 ALTERED: Final = "The offsets for this connector have been altered successfully"
 RESET: Final = "The offsets for this connector have been reset successfully"
@@ -210,9 +210,9 @@ def _hook(call: Any) -> bool:
 def _group_offsets(client: Mapping[str, str], group: str) -> list[Any]:
     from confluent_kafka import ConsumerGroupTopicPartitions
 
-    admin = _admin(client)
+    admin = clients.admin(client)
     request = ConsumerGroupTopicPartitions(group)
-    result = admin.list_consumer_group_offsets([request])[group].result(_TIMEOUT_S)
+    result = admin.list_consumer_group_offsets([request])[group].result(REQUEST_TIMEOUT_S)
     return sorted(
         (tp for tp in result.topic_partitions or [] if tp.offset >= 0),
         key=lambda tp: (tp.topic, tp.partition),
@@ -236,19 +236,21 @@ def _alter_group(
         keep = {**remaining, **keep}
     if not keep:
         return
-    admin = _admin(client)
+    admin = clients.admin(client)
     request = ConsumerGroupTopicPartitions(
         group, [KafkaTopicPartition(tp.topic, tp.partition, o) for tp, o in keep.items()]
     )
-    admin.alter_consumer_group_offsets([request])[group].result(_TIMEOUT_S)
+    admin.alter_consumer_group_offsets([request])[group].result(REQUEST_TIMEOUT_S)
 
 
 def _delete_group(client: Mapping[str, str], group: str) -> None:
     from confluent_kafka import KafkaError, KafkaException
 
-    admin = _admin(client)  # kept referenced until the reply: a collected client never answers
+    admin = clients.admin(
+        client
+    )  # kept referenced until the reply: a collected client never answers
     try:
-        admin.delete_consumer_groups([group])[group].result(_TIMEOUT_S)
+        admin.delete_consumer_groups([group])[group].result(REQUEST_TIMEOUT_S)
     except KafkaException as error:
         if error.args[0].code() != KafkaError.GROUP_ID_NOT_FOUND:
             raise

@@ -38,15 +38,15 @@ from seaway.connect.runtime.queries.source import (
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.connect.runtime.worker_config import WorkerConfig
 from seaway.java.regex import compile_java_regex
-from seaway.kafka import pool
+from seaway.kafka import clients, pool
 from seaway.kafka.admin import create_topics
 from seaway.kafka.java_config import to_librdkafka
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.spark.session import activate
 
 log = logging.getLogger(__name__)
 
 OBSERVATION: Final = "seaway_connect"
-_TIMEOUT_S: Final = 30.0
 _EARLIEST: Final = -2
 
 
@@ -328,13 +328,11 @@ class Worker:
         initializing a transactional producer with the same id bumps its epoch, so a zombie
         task still holding the old epoch can no longer commit. The producers are not pooled:
         each exists only to bump the epoch."""
-        from confluent_kafka import Producer
-
         settings = self.client_config(connector_config, "producer")
         for transactional_id in transactional_ids:
-            producer = Producer({**settings, "transactional.id": transactional_id})
+            producer = clients.producer(settings, {"transactional.id": transactional_id})
             try:
-                pool.init_transactions(producer, _TIMEOUT_S)
+                pool.init_transactions(producer, REQUEST_TIMEOUT_S)
             finally:
                 producer.flush(0)
             log.info("Fenced producers with transactional id %s", transactional_id)
@@ -399,14 +397,13 @@ class Worker:
     def _sink_start(self, spec: SinkQuerySpec, topics: list[str], regex: str) -> str:
         """``startingOffsets`` JSON: the group's committed offsets, else earliest."""
         from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
-        from confluent_kafka.admin import AdminClient
 
-        admin = AdminClient(dict(spec.client_config))
-        metadata = admin.list_topics(timeout=_TIMEOUT_S)
+        admin = clients.admin(spec.client_config)
+        metadata = admin.list_topics(timeout=REQUEST_TIMEOUT_S)
         missing = [t for t in topics if t not in metadata.topics]
         if missing:
             _create_topics(admin, missing)
-            metadata = admin.list_topics(timeout=_TIMEOUT_S)
+            metadata = admin.list_topics(timeout=REQUEST_TIMEOUT_S)
         if topics:
             chosen = [t for t in topics if t in metadata.topics]
         else:
@@ -418,7 +415,9 @@ class Worker:
         request = ConsumerGroupTopicPartitions(
             spec.group_id, [TopicPartition(t, p) for t, p in partitions]
         )
-        result = admin.list_consumer_group_offsets([request])[spec.group_id].result(_TIMEOUT_S)
+        result = admin.list_consumer_group_offsets([request])[spec.group_id].result(
+            REQUEST_TIMEOUT_S
+        )
         committed = {(tp.topic, tp.partition): tp.offset for tp in result.topic_partitions}
         start: dict[str, dict[str, int]] = {}
         for t, p in partitions:
@@ -432,7 +431,7 @@ def _create_topics(admin: Any, topics: list[str]) -> None:
     subscription would have them auto-created; one that appeared meanwhile is fine."""
     from confluent_kafka.admin import NewTopic
 
-    for topic in create_topics(admin, [NewTopic(t, -1, -1) for t in topics], _TIMEOUT_S):
+    for topic in create_topics(admin, [NewTopic(t, -1, -1) for t in topics], REQUEST_TIMEOUT_S):
         log.info("Created topic %s for a sink connector", topic)
 
 

@@ -56,7 +56,7 @@ from seaway.connect.runtime.storage import (
     TaskStatus,
 )
 from seaway.connect.runtime.worker import Worker
-from seaway.kafka.admin import admin_client
+from seaway.kafka import clients
 
 log = logging.getLogger(__name__)
 
@@ -344,7 +344,7 @@ class WorkerHerder(Herder):
     def _cluster(self) -> str | None:
         if self._cluster_id is None:
             try:
-                admin = admin_client({"bootstrap.servers": self.state.config.bootstrap_servers})
+                admin = clients.admin({"bootstrap.servers": self.state.config.bootstrap_servers})
                 self._cluster_id = admin.describe_cluster().result(10).cluster_id
             except Exception:
                 log.warning("Could not describe the Kafka cluster", exc_info=True)

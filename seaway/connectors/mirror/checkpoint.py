@@ -8,11 +8,11 @@ from typing import Any
 from seaway.connect.api.flow import FlowContext, FlowHandle, FlowTask
 from seaway.connectors.mirror.base import MirrorConnector, split_contiguous
 from seaway.connectors.mirror.handles import PeriodicFlowHandle
-from seaway.kafka.admin import admin_client, committed_offsets
+from seaway.kafka import clients
+from seaway.kafka.admin import committed_offsets
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.config import MirrorCheckpointConfig, MirrorSourceConfig
 from seaway.mirror.config.defs import TASK_CONSUMER_GROUPS, TASK_INDEX
-
-_TIMEOUT_S = 30.0
 
 
 class MirrorCheckpointTask(FlowTask):
@@ -66,13 +66,13 @@ class MirrorCheckpointConnector(MirrorConnector):
         from seaway.mirror.checkpoint_flow import MirrorCheckpointFlow
 
         settings = self._settings()
-        admin = admin_client(settings.source_client)
+        admin = clients.admin(settings.source_client)
         return [
             group
             for group in MirrorCheckpointFlow(settings).groups()
             if any(
                 settings.topic_filter.should_replicate_topic(topic)
-                for topic, _ in committed_offsets(admin, group, _TIMEOUT_S)
+                for topic, _ in committed_offsets(admin, group, REQUEST_TIMEOUT_S)
             )
         ]
 
@@ -98,7 +98,9 @@ class MirrorCheckpointConnector(MirrorConnector):
         flow = MirrorCheckpointFlow(settings)
 
         def syncs_topic_exists() -> bool:
-            metadata = admin_client(settings.offset_syncs_client).list_topics(timeout=_TIMEOUT_S)
+            metadata = clients.admin(settings.offset_syncs_client).list_topics(
+                timeout=REQUEST_TIMEOUT_S
+            )
             return settings.offset_syncs_topic in metadata.topics
 
         return PeriodicFlowHandle(

@@ -20,6 +20,7 @@ import threading
 from typing import Any, Final
 
 from seaway.kafka import pool
+from seaway.kafka.timeouts import FLUSH_TIMEOUT_S
 from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.formats import OffsetSync
 from seaway.mirror.offset_syncs import OffsetSyncWriter
@@ -28,7 +29,6 @@ __all__ = ["SyncSender", "sync_writer"]
 
 log = logging.getLogger(__name__)
 
-_TIMEOUT_S: Final = 60.0
 _PRODUCER_DEFAULTS: Final[dict[str, Any]] = {
     "linger.ms": 5,
     "batch.size": 1_000_000,
@@ -89,6 +89,6 @@ class SyncSender:
         self.writer.promote_delayed_offset_syncs()
         self.hold, held = False, self.held
         self.add(held + self.writer.take_pending_offset_syncs())
-        if self.producer is not None and self.producer.flush(_TIMEOUT_S):
+        if self.producer is not None and self.producer.flush(FLUSH_TIMEOUT_S):
             log.warning("Could not send offset syncs to %s", self.spec.offset_syncs_topic)
             pool.drop(self.producer)

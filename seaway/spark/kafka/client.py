@@ -11,10 +11,10 @@ import logging
 import time
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from seaway.java.regex import compile_java_regex
-from seaway.kafka.client_roles import admin_settings
+from seaway.kafka import clients
 from seaway.spark.errors import SparkKafkaError
 from seaway.spark.kafka.offsets import PartitionOffsets
 from seaway.spark.kafka.options import SourceOptions
@@ -36,7 +36,7 @@ class KafkaOffsetReader:
     def __init__(self, options: SourceOptions) -> None:
         self.options = options
         config = options.consumer_config()
-        self._consumer = Consumer(config)
+        self._consumer = clients.consumer(config)
         self._admin: Any = None
         self._pattern = (
             compile_java_regex(options.subscribe_pattern) if options.subscribe_pattern else None
@@ -142,16 +142,10 @@ class KafkaOffsetReader:
     ) -> PartitionOffsets:
         """One batched ListOffsets for every partition, through an admin client."""
         from confluent_kafka import IsolationLevel
-        from confluent_kafka.admin import AdminClient
 
         if self._admin is None:
-            self._admin = AdminClient(
-                admin_settings(
-                    {
-                        **self.options.kafka_params,
-                        "bootstrap.servers": self.options.bootstrap_servers,
-                    }
-                )
+            self._admin = clients.admin(
+                {**self.options.kafka_params, "bootstrap.servers": self.options.bootstrap_servers}
             )
         request = {TopicPartition(t, p): spec for t, p in partitions}
         level = isolation if isolation is not None else IsolationLevel.READ_UNCOMMITTED

@@ -36,7 +36,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from seaway.kafka import pool
+from seaway.kafka import clients, pool
+from seaway.kafka.timeouts import TASK_WRITE_TIMEOUT_S
 from seaway.kafka.transactions import LibrdkafkaTransactions, write_range
 from seaway.spark.errors import SparkKafkaError
 from seaway.spark.kafka.options import KafkaOptionError, SinkOptions
@@ -45,8 +46,6 @@ from seaway.spark.kafka.transactional import SequenceFence, TaskTransaction, cli
 log = logging.getLogger(__name__)
 
 __all__ = ["KafkaBatchWriter", "KafkaCommitMessage", "KafkaStreamWriter", "check_sink_schema"]
-
-_FLUSH_TIMEOUT_S = 300
 
 
 def check_sink_schema(schema: StructType, options: SinkOptions) -> None:
@@ -108,17 +107,15 @@ class TrackedProducer:
     """A librdkafka producer with the delivery errors of the task using it."""
 
     def __init__(self, config: dict[str, Any]) -> None:
-        from confluent_kafka import Producer
-
         self.errors: list[str] = []
         self.fatal: Any = None  # the KafkaError that made the producer unusable, if any
-        self.producer = Producer(
+        self.producer = clients.producer(
+            config,
             {
-                **config,
                 "delivery.report.only.error": True,
                 "on_delivery": self._on_delivery,
                 "error_cb": self._on_error,
-            }
+            },
         )
 
     def _on_delivery(self, err: Any, msg: Any) -> None:
@@ -202,14 +199,16 @@ class KafkaTaskWriter:
 
     def finish(self) -> int:
         """Wait for every acknowledgement; raise if any record failed."""
-        deadline = time.monotonic() + _FLUSH_TIMEOUT_S
+        deadline = time.monotonic() + TASK_WRITE_TIMEOUT_S
         remaining = self.producer.flush(0.5)
         # Stop waiting at the first error: a transactional producer in error keeps the rest
         # queued until the transaction is aborted.
         while remaining and not self.errors and time.monotonic() < deadline:
             remaining = self.producer.flush(0.5)
         if remaining and not self.errors:
-            self.errors.append(f"{remaining} records not acknowledged within {_FLUSH_TIMEOUT_S}s")
+            self.errors.append(
+                f"{remaining} records not acknowledged within {TASK_WRITE_TIMEOUT_S:.0f}s"
+            )
         if self.errors:
             raise DeliveryError(
                 f"Kafka did not accept {len(self.errors)} record(s); first errors: "

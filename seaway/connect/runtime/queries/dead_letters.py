@@ -18,7 +18,10 @@ from typing import Any, Final
 
 import pyarrow as pa
 from confluent_kafka import KafkaError, KafkaException, Producer
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import NewTopic
+
+from seaway.kafka import clients
+from seaway.kafka.timeouts import FLUSH_TIMEOUT_S, REQUEST_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +62,6 @@ def consumed_rows(batch: pa.RecordBatch) -> Iterator[RawRecord]:
 
 
 _PREFIX: Final = "__connect.errors."
-_FLUSH_TIMEOUT_S: Final = 60.0
 
 
 class DeadLetterQueue:
@@ -89,16 +91,16 @@ class DeadLetterQueue:
     def _open(self) -> Producer:
         if self._producer is None:
             self._create_topic()
-            self._producer = Producer({**self.client, "linger.ms": 5})
+            self._producer = clients.producer(self.client, {"linger.ms": 5})
         return self._producer
 
     def _create_topic(self) -> None:
-        admin = AdminClient(dict(self.client))
-        if self.topic in admin.list_topics(timeout=30).topics:
+        admin = clients.admin(self.client)
+        if self.topic in admin.list_topics(timeout=REQUEST_TIMEOUT_S).topics:
             return
         future = admin.create_topics([NewTopic(self.topic, 1, self.replication_factor)])
         try:
-            future[self.topic].result(30)
+            future[self.topic].result(REQUEST_TIMEOUT_S)
             log.info("Created dead letter queue topic %s", self.topic)
         except KafkaException as error:
             if error.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
@@ -154,6 +156,6 @@ class DeadLetterQueue:
     def flush(self) -> None:
         """Wait until every reported record is in the topic (before offsets are committed)."""
         if self._producer is not None:
-            left = self._producer.flush(_FLUSH_TIMEOUT_S)
+            left = self._producer.flush(FLUSH_TIMEOUT_S)
             if left:
-                self.failures.append(f"{left} record(s) not delivered in {_FLUSH_TIMEOUT_S} s")
+                self.failures.append(f"{left} record(s) not delivered in {FLUSH_TIMEOUT_S} s")

@@ -49,6 +49,8 @@ from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue, consume
 from seaway.connect.runtime.queries.errant_records import SinkErrantRecordReporter
 from seaway.connect.runtime.queries.source import load_task_class
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
+from seaway.kafka import clients
+from seaway.kafka.timeouts import API_TIMEOUT_S
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.reader import read_range
 from seaway.spark.kafka.stream import KafkaMicroBatchReader, KafkaRangePartition
@@ -64,7 +66,6 @@ SUMMARY_SCHEMA: Final = (
 """What Spark sees of a sink task's batch: the offsets it made durable, one row each (the
 task's record count and :class:`TaskMetrics` JSON on the first; a row without a topic when
 it made nothing durable)."""
-_TIMEOUT_S: Final = 60.0
 
 
 @dataclass(frozen=True)
@@ -376,13 +377,12 @@ def commit_group_offsets(
     """Commit *offsets* for *group* (which has no active members) with the admin API."""
     from confluent_kafka import ConsumerGroupTopicPartitions
     from confluent_kafka import TopicPartition as KafkaTopicPartition
-    from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient(dict(client_config))
+    admin = clients.admin(client_config)
     request = ConsumerGroupTopicPartitions(
         group, [KafkaTopicPartition(t, p, o) for t, p, o in offsets]
     )
-    result = admin.alter_consumer_group_offsets([request])[group].result(_TIMEOUT_S)
+    result = admin.alter_consumer_group_offsets([request])[group].result(API_TIMEOUT_S)
     for tp in result.topic_partitions:
         if tp.error is not None:
             raise RuntimeError(

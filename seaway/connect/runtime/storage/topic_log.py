@@ -36,6 +36,8 @@ from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, OffsetS
 
 from seaway.config import ConfigException
 from seaway.connect.api.errors import ConnectError
+from seaway.kafka import clients
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +45,7 @@ __all__ = ["LogRecord", "RecordCallback", "TopicBackedLog", "TopicSpec"]
 
 CLEANUP_POLICY_CONFIG: Final = "cleanup.policy"
 CLEANUP_POLICY_COMPACT: Final = "compact"
-DEFAULT_TIMEOUT_S: Final = 30.0
+DEFAULT_TIMEOUT_S: Final = REQUEST_TIMEOUT_S
 
 # Creating a topic with no permission to do so is not fatal: the topic may exist already.
 _IGNORED_CREATE_ERRORS = frozenset(
@@ -157,11 +159,11 @@ class TopicBackedLog:
         log.info("Starting TopicBackedLog with topic %s", self.topic)
         deadline = time.monotonic() + timeout
         try:
-            self._admin = AdminClient({**self.client_config, "client.id": self.client_id})
+            self._admin = clients.admin({**self.client_config, "client.id": self.client_id})
             self._ensure_topic(timeout)
             if not self._read_only:
-                self._producer = Producer(self._producer_settings())
-            self._consumer = consumer = Consumer(self._consumer_settings())
+                self._producer = clients.producer(self._producer_settings())
+            self._consumer = consumer = clients.consumer(self._consumer_settings())
             self._partitions = self._await_partitions(consumer, deadline)
             consumer.assign(
                 [TopicPartition(self.topic, p, OFFSET_BEGINNING) for p in self._partitions]

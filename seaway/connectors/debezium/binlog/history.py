@@ -21,16 +21,15 @@ from typing import Any, Final
 from seaway.connect.api import ConnectError
 from seaway.connectors.debezium.binlog.position import Position
 from seaway.connectors.debezium.binlog.tables import Table, TableId, quoted_id, table_from_json
-from seaway.kafka import pool
+from seaway.kafka import clients, pool
 from seaway.kafka.admin import ensure_topic
-from seaway.kafka.client_roles import consumer_settings
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 
 __all__ = ["HistoryRecord", "SchemaHistory", "TableChange"]
 
 log = logging.getLogger(__name__)
 
 TOPIC_CONFIG: Final = {"cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1"}
-TIMEOUT_S: Final = 30.0
 MISSING: Final = (
     "The db history topic is missing. You may attempt to recover it by reconfiguring the "
     "connector to recovery."
@@ -100,7 +99,7 @@ class SchemaHistory:
         errors: list[Any] = []
         payload = json.dumps(record.json(), separators=(",", ":"), ensure_ascii=False)
         producer.produce(self.topic, payload.encode(), on_delivery=lambda e, _m: errors.append(e))
-        producer.flush(TIMEOUT_S)
+        producer.flush(REQUEST_TIMEOUT_S)
         if not errors or errors[0] is not None:
             pool.drop(producer)
             raise ConnectError(f"Writing to the schema history topic {self.topic} failed: "
@@ -108,23 +107,22 @@ class SchemaHistory:
 
     def records(self) -> Iterator[dict[str, Any]]:
         """Every record of the topic, oldest first."""
-        from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
+        from confluent_kafka import OFFSET_BEGINNING, KafkaException, TopicPartition
 
-        consumer = Consumer(
-            consumer_settings({**self.client, "group.id": f"{self.topic}-reader",
-                               "enable.auto.commit": False})
-        )  # fmt: skip
+        consumer = clients.consumer(
+            self.client, {"group.id": f"{self.topic}-reader", "enable.auto.commit": False}
+        )
         try:
             try:
                 low, high = consumer.get_watermark_offsets(
-                    TopicPartition(self.topic, 0), timeout=TIMEOUT_S
+                    TopicPartition(self.topic, 0), timeout=REQUEST_TIMEOUT_S
                 )
             except KafkaException:
                 return
             if high <= low:
                 return
             consumer.assign([TopicPartition(self.topic, 0, OFFSET_BEGINNING)])
-            deadline = time.monotonic() + TIMEOUT_S
+            deadline = time.monotonic() + REQUEST_TIMEOUT_S
             while time.monotonic() < deadline:
                 message = consumer.poll(1.0)
                 if message is None:
