@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         maker.start()
         flows = ", ".join(str(p) for p in maker.flows) or "none"
         print(f"Seaway MirrorMaker running flows: {flows}", flush=True)
+        assert maker.metrics_server is not None  # started by maker.start()
         print(f"Seaway MirrorMaker web console at {maker.metrics_server.url}/ui/", flush=True)
         maker.run()
     except ConfigException as error:  # e.g. a cluster that does not answer

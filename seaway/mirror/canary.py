@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from seaway.kafka import clients
 from seaway.kafka.admin import ensure_topic
-from seaway.mirror.metrics import METRICS, MirrorMetrics, now_ms
+from seaway.mirror.metrics import MirrorMetrics, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class Canary:
         *,
         source_alias: str = "source",
         target_alias: str = "target",
-        metrics: MirrorMetrics = METRICS,
+        metrics: MirrorMetrics | None = None,
         replication_factor: int = 3,
     ) -> None:
         if interval_s <= 0 or timeout_s <= 0:
@@ -98,7 +98,7 @@ class Canary:
         self.on_alarm = on_alarm
         self.source_alias = source_alias
         self.target_alias = target_alias
-        self.metrics = metrics
+        self.metrics = MirrorMetrics() if metrics is None else metrics
         self.replication_factor = replication_factor
         self._run_id = uuid.uuid4().hex[:12]
         self._seq = 0

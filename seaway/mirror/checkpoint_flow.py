@@ -22,7 +22,7 @@ from seaway.kafka.admin import alter_offsets, committed_offsets, ensure_topic, i
 from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.filters import GroupFilter, TopicFilter
 from seaway.mirror.formats import Checkpoint, OffsetSync
-from seaway.mirror.metrics import METRICS, now_ms
+from seaway.mirror.metrics import MirrorMetrics, now_ms
 from seaway.mirror.offset_syncs import OffsetSyncStore
 from seaway.mirror.policy import ReplicationPolicy
 
@@ -44,6 +44,7 @@ class CheckpointSettings:
     offset_syncs_client: dict[str, str]
     checkpoints_replication_factor: int = 3
     sync_group_offsets: bool = False
+    metrics: MirrorMetrics | None = None  # where checkpoint latencies go (None: nowhere)
 
     @property
     def checkpoints_topic(self) -> str:
@@ -193,10 +194,12 @@ class MirrorCheckpointFlow:
             raise RuntimeError(f"Could not write checkpoints to {s.checkpoints_topic}")
         latency = now_ms() - started
         self.emitted_ms = now_ms()
-        for c in emitted:
-            METRICS.record_checkpoint(
-                s.source_alias, s.target_alias, c.consumer_group_id, c.topic, c.partition, latency
-            )
+        if s.metrics is not None:
+            for c in emitted:
+                s.metrics.record_checkpoint(
+                    s.source_alias, s.target_alias, c.consumer_group_id, c.topic, c.partition,
+                    latency,
+                )  # fmt: skip
         if s.sync_group_offsets:
             self.sync_group_offsets()
         return emitted

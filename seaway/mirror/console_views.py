@@ -15,17 +15,14 @@ from seaway.console.kafka_views import ClusterViews
 from seaway.mirror.config import librdkafka_config
 from seaway.mirror.metrics import (
     CHECKPOINT_TYPE,
-    METRICS,
     REPLICATION_LAG,
     SOURCE_TYPE,
     Mbean,
-    MirrorMetrics,
     now_ms,
 )
 
 if TYPE_CHECKING:
     from seaway.mirror.driver import MirrorMaker
-    from seaway.mirror.metrics_server import MetricsServer
 
 __all__ = ["PLOTS", "flow_views", "mirror_console"]
 
@@ -41,10 +38,10 @@ def _finite(values: Iterable[float]) -> list[float]:
     return [v for v in values if not math.isnan(v) and not math.isinf(v)]
 
 
-def flow_views(maker: MirrorMaker, registry: MirrorMetrics = METRICS) -> list[FlowView]:
-    """Every flow of *maker* with what *registry* measured of it."""
+def flow_views(maker: MirrorMaker) -> list[FlowView]:
+    """Every flow of *maker* with what its metrics measured of it."""
     by_flow: dict[tuple[str, str], list[Mbean]] = {}
-    for bean in registry.mbeans():
+    for bean in maker.metrics.mbeans():
         tags = dict(bean.tags)
         by_flow.setdefault((tags.get("source", ""), tags.get("target", "")), []).append(bean)
     now = now_ms()
@@ -82,7 +79,7 @@ def flow_views(maker: MirrorMaker, registry: MirrorMetrics = METRICS) -> list[Fl
     return views
 
 
-def mirror_console(maker: MirrorMaker, registry: MirrorMetrics = METRICS) -> Console:
+def mirror_console(maker: MirrorMaker) -> Console:
     """The console of the driver *maker*; the history is its metrics server's, once started."""
     aliases = sorted({a for pair in maker.pairs for a in (pair.source, pair.target)})
     clusters = [
@@ -97,7 +94,7 @@ def mirror_console(maker: MirrorMaker, registry: MirrorMetrics = METRICS) -> Con
         return [g for c in clusters for g in c.groups()]
 
     def history() -> dict[str, object]:
-        server: MetricsServer | None = maker.metrics_server
+        server = maker.metrics_server
         if server is None:
             raise RuntimeError("the metrics server has not started")
         return server.history.snapshot()
@@ -105,7 +102,7 @@ def mirror_console(maker: MirrorMaker, registry: MirrorMetrics = METRICS) -> Con
     flows = ", ".join(str(p) for p in maker.pairs)
     return Console(
         f"MirrorMaker 2 · {flows}" if flows else "MirrorMaker 2",
-        flows=lambda: flow_views(maker, registry),
+        flows=lambda: flow_views(maker),
         topics=topics,
         groups=groups,
         history=history,

@@ -119,6 +119,7 @@ def run_mirror_demo(
         runner.start()
         try:
             say(f"seaway mirror-maker running A->B: {topic} on A -> {remote} on B")
+            assert maker.metrics_server is not None  # started by maker.start()
             console = f"{maker.metrics_server.url}/ui/"
             say(f"MirrorMaker's web console at {console} while the mirror runs")
             if consoles is not None:

@@ -26,7 +26,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Final
 
@@ -57,7 +57,8 @@ from seaway.mirror.config.defs import (
 )
 from seaway.mirror.console_views import mirror_console
 from seaway.mirror.heartbeat_flow import MirrorHeartbeatFlow, heartbeat_settings
-from seaway.mirror.metrics import METRICS
+from seaway.mirror.metrics import MirrorMetrics
+from seaway.mirror.metrics_server import MetricsServer
 from seaway.mirror.policy import replication_policy
 from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
 
@@ -163,7 +164,8 @@ class MirrorMaker:
         self.checkpoints: dict[SourceAndTarget, MirrorCheckpointFlow] = {}
         self.jobs: list[_Job] = []
         self.canaries: dict[SourceAndTarget, Canary] = {}
-        self.metrics_server: Any = None
+        self.metrics = MirrorMetrics()  # MM2's metrics of this driver's flows
+        self.metrics_server: MetricsServer | None = None
         self.spark: Any = None
         self._stop = threading.Event()
 
@@ -203,7 +205,9 @@ class MirrorMaker:
         # The flows' first tasks find their Python workers started (or starting).
         warm_up_in_background(self.spark)
         raw = self.config.raw
-        self.metrics_server = monitoring.metrics_server(raw, console=mirror_console(self))
+        self.metrics_server = monitoring.metrics_server(
+            raw, self.metrics, console=mirror_console(self)
+        )
         self._start_heartbeats()
         now = time.monotonic()
         for pair, source in self.sources.items():
@@ -212,12 +216,12 @@ class MirrorMaker:
             settings = flow_settings(source)
             worker = self.config.worker_config(pair)
             settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
-            settings.metrics = METRICS
+            settings.metrics = self.metrics
             batch = monitoring.positive_int(
                 raw, MAX_RECORDS_PER_BATCH, MAX_RECORDS_PER_BATCH_DEFAULT, str(pair)
             )
             settings.spark_options.setdefault("maxOffsetsPerTrigger", str(batch))
-            canary = monitoring.flow_canary(raw, settings)
+            canary = monitoring.flow_canary(raw, settings, self.metrics)
             if canary is not None:
                 canary.start()  # creates the canary topic before the flow lists the topics
                 self.canaries[pair] = canary
@@ -229,7 +233,7 @@ class MirrorMaker:
             self._every(
                 f"{pair} replication lag",
                 lag_interval,
-                partial(monitoring.publish_lag, flow, watch=watch),
+                partial(monitoring.publish_lag, flow, self.metrics, watch=watch),
             )
             # health and refresh both stop and start the flow, metrics read its query: one lane
             lane = f"{pair} flow"
@@ -246,7 +250,9 @@ class MirrorMaker:
             checkpoint = self.checkpoint_configs[pair]
             interval = checkpoint.emit_checkpoints_interval()
             if interval is not None and settings.emit_offset_syncs:
-                checkpoints = MirrorCheckpointFlow(checkpoint_settings(checkpoint, settings))
+                checkpoints = MirrorCheckpointFlow(
+                    replace(checkpoint_settings(checkpoint, settings), metrics=self.metrics)
+                )
                 checkpoints.start()
                 self.checkpoints[pair] = checkpoints
                 self._every(f"{pair} checkpoints", interval, checkpoints.emit)

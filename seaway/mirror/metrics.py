@@ -28,9 +28,9 @@ The copy tasks fold each partition's figures into a :class:`RunningStats` as the
 range's :class:`PartitionStats` travel in its summary row, which the copy query observes
 (``DataFrame.observe``, :data:`OBSERVATION`) as Connect's queries observe their tasks'
 metrics, so they reach the driver in Spark's own progress reports; the flow reads them there
-(:meth:`~seaway.mirror.source_flow.MirrorSourceFlow.record_metrics`) into a
-:class:`MirrorMetrics` registry (the module-level :data:`METRICS`) that
-:mod:`seaway.mirror.metrics_server` serves.
+(:meth:`~seaway.mirror.source_flow.MirrorSourceFlow.record_metrics`) into the
+driver's :class:`MirrorMetrics` registry (``MirrorMaker.metrics``, passed to every part that
+records or reads it), which :mod:`seaway.mirror.metrics_server` serves.
 """
 
 from __future__ import annotations
@@ -492,10 +492,6 @@ class MirrorMetrics:
         return {mbean_name(b.domain, b.kind, b.tags): b.attributes for b in self.mbeans()}
 
 
-METRICS: Final = MirrorMetrics()
-"""The driver's default registry."""
-
-
 # --- the copy's observed summaries (Spark's progress -> the driver) ---------------------------
 
 OBSERVATION: Final = "seaway_mirror"
@@ -568,7 +564,6 @@ __all__ = [
     "CHECKPOINT_TYPE",
     "DOMAIN",
     "FLOW_TYPE",
-    "METRICS",
     "OBSERVATION",
     "REPLICATION_LAG",
     "SEAWAY_DOMAIN",

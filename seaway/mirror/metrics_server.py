@@ -30,7 +30,7 @@ from starlette.routing import BaseRoute, Route
 from seaway.asgi import AsgiServer
 from seaway.console import Console, console_routes, history_route
 from seaway.metrics_history import MetricsHistory, Track
-from seaway.mirror.metrics import METRICS, MirrorMetrics
+from seaway.mirror.metrics import MirrorMetrics
 
 _SOURCE: Final = "kafka_connect_mirror_mirrorsourceconnector_"
 _FLOW: Final = ("source", "target")
@@ -107,7 +107,7 @@ class MetricsServer(AsgiServer):
 
     def __init__(
         self,
-        registry: MirrorMetrics = METRICS,
+        registry: MirrorMetrics,
         host: str = "127.0.0.1",
         port: int = 0,
         console: Console | None = None,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from seaway.mirror.canary import DEFAULT_TOPIC, Canary, CanaryAlarm
 from seaway.mirror.config import MirrorConfigError
-from seaway.mirror.metrics import METRICS, MirrorMetrics, lag_behind_source
+from seaway.mirror.metrics import MirrorMetrics, lag_behind_source
 from seaway.mirror.metrics_server import MetricsServer
 from seaway.mirror.stall import STALL_TIMEOUT_DEFAULT_MS, STALL_TIMEOUT_MS, StallWatch
 
@@ -75,7 +75,7 @@ def _bool(raw: Mapping[str, str], key: str, flow: str | None) -> bool:
 
 
 def metrics_server(
-    raw: Mapping[str, str], registry: MirrorMetrics = METRICS, console: Console | None = None
+    raw: Mapping[str, str], registry: MirrorMetrics, console: Console | None = None
 ) -> MetricsServer:
     """The driver's started metrics endpoint (with its web *console*), from
     ``seaway.metrics.port`` / ``.host``."""
@@ -100,7 +100,7 @@ def stall_watch(raw: Mapping[str, str], flow: str) -> StallWatch:
 def flow_canary(
     raw: Mapping[str, str],
     settings: FlowSettings,
-    registry: MirrorMetrics = METRICS,
+    registry: MirrorMetrics | None = None,
     on_alarm: Callable[[CanaryAlarm], Any] | None = None,
 ) -> Canary | None:
     """The flow's canary (not started) when ``seaway.canary.enabled``; it also makes the
@@ -128,7 +128,7 @@ def flow_canary(
 
 
 def publish_lag(
-    flow: MirrorSourceFlow, registry: MirrorMetrics = METRICS, watch: StallWatch | None = None
+    flow: MirrorSourceFlow, registry: MirrorMetrics, watch: StallWatch | None = None
 ) -> dict[Any, int]:
     """Read and publish the flow's ``seaway-replication-lag``; the lags by source partition.
 
