@@ -109,7 +109,8 @@ class Connection:
 
     @property
     def closed(self) -> bool:
-        return self._sock.fileno() < 0
+        fileno: int = self._sock.fileno()
+        return fileno < 0
 
     @property
     def in_flight(self) -> int:

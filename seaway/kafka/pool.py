@@ -70,7 +70,7 @@ def shared(
                 for old in [k for k in _ENTRIES if k[0] == key[0]][:-limit]:
                     _release(_ENTRIES.pop(old))
         _ENTRIES.move_to_end(key)
-        return entry[0]  # type: ignore[no-any-return]
+        return entry[0]
 
 
 def drop(client: Any) -> None:

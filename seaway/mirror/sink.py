@@ -43,7 +43,7 @@ MirrorSinkSpec = MirrorCopySpec
 
 
 @dataclass
-class MirrorCommitMessage(WriterCommitMessage):  # type: ignore[misc]
+class MirrorCommitMessage(WriterCommitMessage):
     """The last upstream offset copied per source partition: ``[[topic, partition, offset]]``,
     and the records copied."""
 
@@ -92,7 +92,7 @@ def _latest(copied: Iterable[tuple[str, int, int]]) -> list[tuple[str, int, int]
     return [(t, p, o) for (t, p), o in sorted(last.items())]
 
 
-class MirrorSinkWriter(DataSourceStreamArrowWriter):  # type: ignore[misc]
+class MirrorSinkWriter(DataSourceStreamArrowWriter):
     def __init__(self, spec: MirrorCopySpec) -> None:
         self.spec = spec
 
@@ -121,7 +121,7 @@ def check_summary_schema(schema: Any) -> None:
         )
 
 
-class MirrorSinkDataSource(DataSource):  # type: ignore[misc]
+class MirrorSinkDataSource(DataSource):
     """``writeStream.format("seaway-mirror-sink").option("spec", ...)``."""
 
     @classmethod

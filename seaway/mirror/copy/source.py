@@ -52,7 +52,7 @@ class MirrorCopyReader(KafkaMicroBatchReader):
         super().__init__(options)
         self.spec = spec
 
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:  # type: ignore[override]
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
         assert isinstance(partition, KafkaRangePartition)
         yield copy_range(self.spec, partition.options, partition.range).row()
 
@@ -83,7 +83,7 @@ def parse_copy_options(options: dict[str, str]) -> tuple[SourceOptions, MirrorCo
     return source, spec
 
 
-class MirrorCopyDataSource(DataSource):  # type: ignore[misc]
+class MirrorCopyDataSource(DataSource):
     """``readStream.format("seaway-mirror-copy").option("spec", ...)`` + Kafka options."""
 
     @classmethod

@@ -11,6 +11,7 @@ import logging
 import math
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
@@ -60,7 +61,7 @@ class KafkaMicroBatchReader(DataSourceStreamReader, SupportsTriggerAvailableNow)
 
     # -- offsets ---------------------------------------------------------------------------
 
-    def initialOffset(self) -> dict:
+    def initialOffset(self) -> dict[str, Any]:
         """Where a new query starts; "latest" stays symbolic (-1) until the first batch."""
         partitions = self.client.partitions()
         offsets = resolve(
@@ -84,7 +85,7 @@ class KafkaMicroBatchReader(DataSourceStreamReader, SupportsTriggerAvailableNow)
     def prepareForTriggerAvailableNow(self) -> None:
         self._available_now = self.client.latest(self.client.partitions(require_topics=False))
 
-    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+    def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
         begin = self._concrete_start(from_json_dict(start))
         partitions = self.client.partitions(require_topics=False)
         latest = self.client.latest(partitions)
@@ -122,7 +123,7 @@ class KafkaMicroBatchReader(DataSourceStreamReader, SupportsTriggerAvailableNow)
         self._last_trigger = now
         return False
 
-    def reportLatestOffset(self) -> dict | None:
+    def reportLatestOffset(self) -> dict[str, Any] | None:
         return to_json_dict(self._latest) if self._latest else None
 
     def _concrete_start(self, start: PartitionOffsets) -> PartitionOffsets:
@@ -146,7 +147,7 @@ class KafkaMicroBatchReader(DataSourceStreamReader, SupportsTriggerAvailableNow)
 
     # -- planning --------------------------------------------------------------------------
 
-    def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         end_offsets = from_json_dict(end)
         begin = from_json_dict(start)
         # A symbolic latest start means the first batch began where it ends: nothing to read.
@@ -196,7 +197,7 @@ class KafkaMicroBatchReader(DataSourceStreamReader, SupportsTriggerAvailableNow)
         assert isinstance(partition, KafkaRangePartition)
         return read_range(partition.options, partition.range)
 
-    def commit(self, end: dict) -> None:
+    def commit(self, end: dict[str, Any]) -> None:
         """Nothing to do: like Spark's Kafka source, no offsets are committed to Kafka."""
 
     def stop(self) -> None:

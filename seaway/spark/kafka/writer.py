@@ -229,7 +229,8 @@ def _bytes_column(batch: pa.RecordBatch, index: int) -> list[bytes | None]:
     column = batch.column(index)
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         column = column.cast(pa.binary())
-    return column.to_pylist()
+    values: list[bytes | None] = column.to_pylist()
+    return values
 
 
 def _millis_column(batch: pa.RecordBatch, index: int) -> list[int | None]:

@@ -91,7 +91,7 @@ class SinkQuerySpec:
 
 
 @dataclass
-class SinkCommitMessage(WriterCommitMessage):  # type: ignore[misc]
+class SinkCommitMessage(WriterCommitMessage):
     """Offsets (next to consume) one task made durable: ``[[topic, partition, offset]]``."""
 
     task: int
@@ -288,7 +288,7 @@ def _put(
     converter.retry.call(lambda: task.put(records), forever=True, on_retry=retrying)
 
 
-class SinkTaskRanges(InputPartition):  # type: ignore[misc]
+class SinkTaskRanges(InputPartition):
     """The offset ranges one connector task puts in one micro-batch."""
 
     def __init__(self, task: int, ranges: list[KafkaRangePartition]) -> None:
@@ -304,7 +304,7 @@ class ConnectSinkReader(KafkaMicroBatchReader):
         super().__init__(options)
         self.spec = spec
 
-    def partitions(self, start: dict, end: dict) -> list[SinkTaskRanges]:  # type: ignore[override]
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> list[SinkTaskRanges]:
         tasks = self.spec.enabled_tasks or [0]
         shares: list[list[KafkaRangePartition]] = [[] for _ in tasks]
         for part in super().partitions(start, end):
@@ -328,7 +328,7 @@ class ConnectSinkReader(KafkaMicroBatchReader):
                    metrics.to_json() if i == 0 else None)  # fmt: skip
 
 
-class ConnectSinkReadSource(DataSource):  # type: ignore[misc]
+class ConnectSinkReadSource(DataSource):
     """``readStream.format("seaway-connect-sink-read").option("spec", ...)`` + Kafka options."""
 
     @classmethod
@@ -344,7 +344,7 @@ class ConnectSinkReadSource(DataSource):  # type: ignore[misc]
         return ConnectSinkReader(parse_source_options(options, streaming=True), spec)
 
 
-class ConnectSinkStreamWriter(DataSourceStreamArrowWriter):  # type: ignore[misc]
+class ConnectSinkStreamWriter(DataSourceStreamArrowWriter):
     """Gathers the offsets the tasks made durable; commits the group on the driver."""
 
     def __init__(self, spec: SinkQuerySpec) -> None:
@@ -391,7 +391,7 @@ def commit_group_offsets(
             )
 
 
-class ConnectSinkDataSource(DataSource):  # type: ignore[misc]
+class ConnectSinkDataSource(DataSource):
     """``df.writeStream.format("seaway-connect-sink").option("spec", ...)``."""
 
     @classmethod

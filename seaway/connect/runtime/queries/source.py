@@ -165,7 +165,7 @@ def sequence_group(transactional_id_prefix: str, task: int) -> str:
 
 
 @dataclass
-class TaskBatch(InputPartition):  # type: ignore[misc]
+class TaskBatch(InputPartition):
     """One connector task's share of a micro-batch."""
 
     task: int
@@ -184,7 +184,7 @@ def _started_task(spec: SourceQuerySpec, index: int, offsets: Mapping[str, Any])
     return task
 
 
-class ConnectSourceStreamReader(DataSourceStreamReader):  # type: ignore[misc]
+class ConnectSourceStreamReader(DataSourceStreamReader):
     """Plans batches with the connector's tasks on the driver; replays them on executors."""
 
     def __init__(self, spec: SourceQuerySpec) -> None:
@@ -495,7 +495,7 @@ def _write_batch(
         yield (batch.task, topic, count, summary if i == 0 else None)
 
 
-class ConnectSourceDataSource(DataSource):  # type: ignore[misc]
+class ConnectSourceDataSource(DataSource):
     """``spark.readStream.format("seaway-connect-source").option("spec", ...)``."""
 
     @classmethod
