@@ -160,11 +160,13 @@ def test_snapshot_then_binlog_with_ddl(
         assert changes[-1]["tableChanges"][0]["type"] == "ALTER"
 
         def offsets() -> Any:
+            # the changes' offsets (they carry the server id), once flushed: until then the
+            # stored offset may still be the snapshot's (offsets flush every second)
             status, body = rest.get("/connectors/cdc/offsets")
             stored = status == 200 and body["offsets"]
-            return stored and "gtids" in stored[0]["offset"] and stored
+            return stored and "server_id" in stored[0]["offset"] and stored
 
-        stored = wait_for("the offsets", offsets)
+        stored = wait_for("the offsets of the changes", offsets)
         assert stored[0]["partition"] == {"server": prefix}
         offset = stored[0]["offset"]
         # a change's offset is its transaction's start with the events and rows emitted of
