@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from seaway.kafka import pool
 from seaway.kafka.fetcher import DataLossHandler, FetchedBatch, _raise_data_loss
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.protocol.record_codec import Record, build_batch
 from seaway.protocol.records import parse_header, set_base_offset, set_log_append_time
 
@@ -40,7 +41,7 @@ class LibrdkafkaFetcher:
         partition: int,
         *,
         max_records: int = MAX_RECORDS,
-        api_timeout_s: float = 30.0,
+        api_timeout_s: float = REQUEST_TIMEOUT_S,
     ) -> None:
         # What the loop below relies on: end-of-log events, no offset reset, no commits.
         self.config = {

@@ -27,10 +27,16 @@ from seaway.protocol.record_codec import decode_records
 
 __all__ = ["LibrdkafkaProducer"]
 
-DEFAULTS: Final[dict[str, Any]] = {
+BATCHING: Final[dict[str, Any]] = {
     "linger.ms": 5,
     "batch.size": 1_000_000,
     "reconnect.backoff.ms": 10,
+}
+"""Large batches after a short linger, quick reconnects: what Seaway's librdkafka producers
+of copied records (and their offset syncs) run with."""
+
+DEFAULTS: Final[dict[str, Any]] = {
+    **BATCHING,
     # Idempotence keeps each partition's reports in produce order, which the acks need.
     "acks": "all",
     "enable.idempotence": True,

@@ -3,7 +3,7 @@ reaches a cluster.
 
 Spark runs a Python worker's tasks one after the other and reuses the worker, so clients
 outlive a task, as the JVM's producer and consumer caches do: the batch client's clusters
-(:func:`shared_cluster`), librdkafka's producers, transactional producers, consumers and
+(:func:`shared_cluster`), librdkafka's producers, consumers and
 admin clients keyed by their config, and whatever else a caller keys itself
 (:func:`shared`). A client that failed is dropped (:func:`drop`); the rest are closed when
 the process exits (:func:`close_all`), so none goes on calling brokers that are gone.
@@ -37,7 +37,6 @@ __all__ = [
     "producer",
     "shared",
     "shared_cluster",
-    "transactional_producer",
 ]
 
 log = logging.getLogger(__name__)
@@ -166,18 +165,6 @@ def producer(config: Mapping[str, Any], *, connected: bool = False) -> Any:
         return made
 
     return shared(("producer", _key(config)), make, _purge)
-
-
-def transactional_producer(config: Mapping[str, Any]) -> Any:
-    """The process's producer for *config* (with its ``transactional.id``), transactions
-    initialized when made (:func:`init_transactions`)."""
-
-    def make() -> Any:
-        made = clients.producer(config)
-        init_transactions(made)
-        return made
-
-    return shared(("transactional producer", _key(config)), make, _purge)
 
 
 def consumer(config: Mapping[str, Any]) -> Any:

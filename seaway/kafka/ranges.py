@@ -22,6 +22,7 @@ from seaway.kafka.fetcher import DataLossHandler, FetchedBatch, PartitionFetcher
 from seaway.kafka.librdkafka_fetcher import LibrdkafkaFetcher
 from seaway.kafka.librdkafka_producer import LibrdkafkaProducer
 from seaway.kafka.producer import BatchProducer, Delivery
+from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 
 __all__ = [
     "OffsetRange",
@@ -91,7 +92,7 @@ def range_fetcher(
     *,
     client_id: str,
     librdkafka: bool | None = None,
-    api_timeout_s: float = 30.0,
+    api_timeout_s: float = REQUEST_TIMEOUT_S,
 ) -> RangeFetcher:
     """The fetcher of *topic*/*partition* for a consumer of librdkafka settings *config*
     (``bootstrap.servers``, security, ``isolation.level``, a ``group.id`` for librdkafka);

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Final
+from typing import Any
 
 from seaway.kafka import pool
+from seaway.kafka.librdkafka_producer import BATCHING
 from seaway.kafka.timeouts import FLUSH_TIMEOUT_S
 from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.formats import OffsetSync
@@ -29,11 +30,6 @@ __all__ = ["SyncSender", "sync_writer"]
 
 log = logging.getLogger(__name__)
 
-_PRODUCER_DEFAULTS: Final[dict[str, Any]] = {
-    "linger.ms": 5,
-    "batch.size": 1_000_000,
-    "reconnect.backoff.ms": 10,
-}
 
 _WRITERS: dict[tuple[str, str, str], OffsetSyncWriter] = {}
 _LOCK = threading.Lock()
@@ -70,7 +66,7 @@ class SyncSender:
             self.held += syncs
             return
         if self.producer is None:
-            config = {**_PRODUCER_DEFAULTS, **self.spec.offset_syncs_producer}
+            config = {**BATCHING, **self.spec.offset_syncs_producer}
             self.producer = pool.producer(config, connected=True)
         topic = self.spec.offset_syncs_topic
         for sync in syncs:
