@@ -120,8 +120,9 @@ class KafkaCluster:
 
     # --- metadata -------------------------------------------------------------------------
 
-    def refresh(self, topics: Iterable[str] = ()) -> None:
-        """Ask for brokers and the leaders of *topics* (and of the topics already known)."""
+    def refresh(self, topics: Iterable[str] = (), *, create: bool = False) -> None:
+        """Ask for brokers and the leaders of *topics* (and of the topics already known);
+        *create*: as a producer asks, so a broker that auto-creates topics creates them."""
         names = sorted({*topics, *self._partition_counts})
         connection = self.any_connection()
         cls = connection.request_class(ApiKey.METADATA, 1, 12)
@@ -129,7 +130,7 @@ class KafkaCluster:
         request = make(
             cls,
             topics=tuple(make(topic_cls, name=TopicName(n), topic_id=None) for n in names),
-            allow_auto_topic_creation=False,
+            allow_auto_topic_creation=create,
             include_topic_authorized_operations=False,
             include_cluster_authorized_operations=False,
         )
@@ -147,10 +148,11 @@ class KafkaCluster:
                 else:
                     self._leaders.pop(key, None)
 
-    def partition_count(self, topic: str) -> int:
-        """How many partitions *topic* has; KafkaError if it does not exist."""
+    def partition_count(self, topic: str, *, create: bool = False) -> int:
+        """How many partitions *topic* has; KafkaError if it does not exist (*create*: see
+        :meth:`refresh`)."""
         if topic not in self._partition_counts:
-            self.refresh([topic])
+            self.refresh([topic], create=create)
         if topic not in self._partition_counts:
             raise KafkaError(
                 ErrorCode.unknown_topic_or_partition,

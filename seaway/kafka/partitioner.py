@@ -3,12 +3,19 @@
 The internal topics (Connect's offsets, MM2's offsets) are written by several producers —
 Seaway's, librdkafka's with ``partitioner=murmur2_random``, Java's — and each key must land
 in the same partition whoever writes it. Written here because the batch client builds its
-own records; it is a dozen lines of Kafka's ``Utils.murmur2``.
+own records; it is a dozen lines of Kafka's ``Utils.murmur2``. :func:`partitions_for_keys`
+partitions a whole Arrow column of keys at once (its loop in C, ``_murmur2.c``).
 """
 
 from __future__ import annotations
 
-__all__ = ["murmur2", "partition_for_key"]
+from array import array
+from collections.abc import Callable
+from typing import Any
+
+from seaway.protocol.column_records import ColumnBuffers, binary_values
+
+__all__ = ["murmur2", "partition_for_key", "partitions_for_keys"]
 
 _M = 0x5BD1E995
 _MASK = 0xFFFFFFFF
@@ -42,3 +49,24 @@ def murmur2(data: bytes) -> int:
 def partition_for_key(key: bytes, partitions: int) -> int:
     """The partition Java's producer picks for *key* among *partitions*."""
     return (murmur2(key) & 0x7FFFFFFF) % partitions
+
+
+_partitions_c: Callable[[Any, int], bytes] | None
+try:  # the C loop, built by `pip install` where a compiler is
+    from seaway.kafka._murmur2 import partitions_for_keys as _partitions_c
+except ImportError:  # pragma: no cover - the Python loop gives the same bytes
+    _partitions_c = None
+
+
+def partitions_for_keys(keys: ColumnBuffers, partitions: int, *, accelerated: bool = True) -> bytes:
+    """The partition of every row of a binary column of *keys*: one int32 (little-endian) a
+    row, as :func:`partition_for_key` picks it, -1 for a null key. Bad buffers raise
+    ValueError. With *accelerated* (and the C module built) the loop runs in C."""
+    if partitions < 1:
+        raise ValueError(f"partitions must be positive, not {partitions}")
+    if accelerated and _partitions_c is not None:
+        return _partitions_c(keys, partitions)
+    rows = binary_values(keys, "keys")
+    return array(
+        "i", [-1 if k is None else partition_for_key(k, partitions) for k in rows]
+    ).tobytes()

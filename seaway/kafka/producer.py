@@ -227,7 +227,7 @@ class BatchProducer:
             raise ProduceError(
                 f"{self}: producing to {where} failed: {error}. The batch at sequence "
                 f"{delivery.sequence} and every one after it were not written."
-            )
+            ) from error
         if time.monotonic() - delivery.first_sent > self.delivery_timeout_s:
             self._failed = f"delivery timeout on {where}"
             raise ProduceError(
@@ -281,8 +281,11 @@ class BatchProducer:
         )
 
     def partition_count(self, topic: str) -> int:
-        """How many partitions *topic* has."""
-        return self.cluster.partition_count(topic)
+        """How many partitions *topic* has; asked as a producer asks, so a broker that
+        auto-creates topics creates it (retried while it does)."""
+        return self.cluster.retrying(
+            lambda: self.cluster.partition_count(topic, create=True), f"Metadata({topic})"
+        )
 
     # --- transactions ---------------------------------------------------------------------
 

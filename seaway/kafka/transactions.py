@@ -22,6 +22,8 @@ from typing import Any, Protocol
 
 from seaway.kafka import pool
 from seaway.kafka.errors import KafkaClientError
+from seaway.protocol.errors import ErrorCode
+from seaway.protocol.errors import KafkaError as ProtocolError
 
 __all__ = [
     "LibrdkafkaTransactions",
@@ -33,6 +35,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+_FENCED_CODES = frozenset({ErrorCode.producer_fenced, ErrorCode.invalid_producer_epoch})
 
 
 @dataclass(frozen=True)
@@ -193,13 +197,16 @@ def _written(producer: Transactional, marker: Marker, value: int) -> bool:
 
 def _fenced(error: BaseException | None, producer: Transactional) -> bool:
     """Whether *error*, or an error it arose from, says another producer with the same
-    transactional id took over (librdkafka raises a fatal error inside ``flush``, where a
-    delivery report then fails with a ``SystemError``; ``produce()`` says only "Fatal
-    error", whose cause the producer's :meth:`~LibrdkafkaTransactions.fatal_error` gives)."""
+    transactional id took over. The batch client raises the broker's error code;
+    librdkafka raises a fatal error inside ``flush``, where a delivery report then fails
+    with a ``SystemError``, and ``produce()`` says only "Fatal error", whose cause the
+    producer's :meth:`~LibrdkafkaTransactions.fatal_error` gives."""
     from confluent_kafka import KafkaError, KafkaException
 
     fenced = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
     while error is not None:
+        if isinstance(error, ProtocolError) and error.code in _FENCED_CODES:  # batch client
+            return True
         reason = error.args[0] if isinstance(error, KafkaException) and error.args else None
         if isinstance(reason, KafkaError) and reason.code() == KafkaError._FATAL:
             cause = producer.fatal_error()

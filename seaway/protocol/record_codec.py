@@ -35,6 +35,7 @@ __all__ = [
     "CONTROL_ABORT",
     "CONTROL_COMMIT",
     "Record",
+    "batch_from_section",
     "build_batch",
     "control_type",
     "decode_records",
@@ -147,20 +148,50 @@ def build_batch(
         raise ValueError("a record batch needs at least one record")
     base_ts = records[0].timestamp
     payload = b"".join(_encode_record(i, r.timestamp - base_ts, r) for i, r in enumerate(records))
+    return batch_from_section(
+        payload,
+        len(records),
+        base_ts,
+        max(r.timestamp for r in records),
+        compression=compression,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
+        transactional=transactional,
+    )
+
+
+def batch_from_section(
+    section: bytes,
+    count: int,
+    base_timestamp: int,
+    max_timestamp: int,
+    *,
+    compression: int = 0,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    transactional: bool = False,
+) -> bytes:
+    """A CreateTime batch around *section*, the uncompressed records of *count* records with
+    offset deltas 0..count-1 (``column_records.encode_records`` writes them), compressed with
+    Kafka codec *compression*, its CRC-32C over the attributes onward."""
+    if count < 1:
+        raise ValueError("a record batch needs at least one record")
     attributes = compression & ATTR_COMPRESSION_MASK
     if transactional:
         attributes |= ATTR_TRANSACTIONAL
     tail = struct.pack(
         ">hiqqqhii",
         attributes,
-        len(records) - 1,
-        base_ts,
-        max(r.timestamp for r in records),
+        count - 1,
+        base_timestamp,
+        max_timestamp,
         producer_id,
         producer_epoch,
         base_sequence,
-        len(records),
-    ) + compress(compression, payload)
+        count,
+    ) + compress(compression, section)
     head = struct.pack(">qiibI", 0, len(tail) + 9, -1, 2, crc32c(tail))
     return head + tail
 

@@ -27,14 +27,11 @@ that failed is dropped.
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Final
 
 from seaway.connect.api.structs import TopicPartition
-from seaway.kafka import pool
+from seaway.kafka import pool, topic_limits
 from seaway.kafka.fetcher import CorruptBatchError
 from seaway.kafka.partitioner import partition_for_key
 from seaway.kafka.producer import Delivery, ProduceError
@@ -52,33 +49,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["copy_range"]
 
-_DEFAULT_MAX_MESSAGE_BYTES: Final = 1_048_588
-LIMIT_TTL_S: Final = 300.0
-"""How long a remote topic's ``max.message.bytes`` is trusted before it is read again."""
-
-_LIMITS: dict[tuple[str, str], tuple[int, float]] = {}
-_LIMITS_LOCK = threading.Lock()
 _LIBRDKAFKA_LOGGED: set[str] = set()
-
-
-def _max_message_bytes(spec: MirrorCopySpec, producer: RangeProducer, topic: str) -> int:
-    """The remote topic's ``max.message.bytes``, read again after :data:`LIMIT_TTL_S` (and
-    after a failed copy: :func:`_forget_limit`)."""
-    key = (spec.target_producer["bootstrap.servers"], topic)
-    with _LIMITS_LOCK:
-        known = _LIMITS.get(key)
-    if known is not None and time.monotonic() - known[1] < LIMIT_TTL_S:
-        return known[0]
-    value = producer.topic_config(topic, "max.message.bytes")
-    limit = int(value) if value else _DEFAULT_MAX_MESSAGE_BYTES
-    with _LIMITS_LOCK:
-        _LIMITS[key] = (limit, time.monotonic())
-    return limit
-
-
-def _forget_limit(spec: MirrorCopySpec, topic: str) -> None:
-    with _LIMITS_LOCK:
-        _LIMITS.pop((spec.target_producer["bootstrap.servers"], topic), None)
 
 
 def _producer(
@@ -129,7 +100,8 @@ class _Copy:
 
     def run(self, options: SourceOptions, start: int) -> None:
         r = self.range
-        max_bytes = _max_message_bytes(self.spec, self.producer, self.remote)
+        target = self.spec.target_producer["bootstrap.servers"]
+        max_bytes = topic_limits.max_message_bytes(target, self.remote, self.producer)
         batches = fetch_range(
             options,
             replace(r, start=start),
@@ -154,7 +126,8 @@ class _Copy:
             self.send(outgoing.flush())
             self.producer.flush()
         except ProduceError as error:
-            _forget_limit(self.spec, self.remote)  # perhaps it changed: read it again
+            # perhaps the limit changed: read it again
+            topic_limits.forget(self.spec.target_producer["bootstrap.servers"], self.remote)
             raise RuntimeError(f"Mirroring {r.topic}[{r.partition}] failed: {error}") from error
         self.fold(self.producer.take_acked())
 

@@ -1,24 +1,26 @@
-"""The Kafka sink: rows (as Arrow batches) produced with librdkafka.
+"""The Kafka sink: rows (as Arrow batches) encoded into record batches and produced whole.
 
 Input columns are Spark's: ``value`` (required), ``key``, ``topic`` (unless the ``topic``
 option is set, which wins), ``partition``, ``headers``; and, beyond Spark, an optional
 ``timestamp`` column that becomes the record's CreateTime (so a read-then-write copy
 keeps timestamps).
 
-Every task produces its rows and waits for all of them to be acknowledged; a delivery
-error fails the task, so Spark retries it or fails the query: nothing is dropped
-silently. That is at-least-once, as Spark's own Kafka sink; with ``exactlyOnce`` each task
-writes in one transaction (:mod:`seaway.spark.kafka.transactional`).
+Every task hands its Arrow batches to :class:`~seaway.kafka.column_producer.ColumnProducer`
+(record batches encoded from the columns in C, sent whole by Seaway's batch client; Kafka's
+partitioner: the row's partition, murmur2 of the key, else sticky) and waits for all of
+them to be acknowledged; a delivery error fails the task, so Spark retries it or fails the
+query: nothing is dropped silently. That is at-least-once, as Spark's own Kafka sink; with
+``exactlyOnce`` each task writes in one transaction (:mod:`seaway.spark.kafka.transactional`).
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
-import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,9 +38,13 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from seaway.kafka import clients, pool
-from seaway.kafka.timeouts import TASK_WRITE_TIMEOUT_S
-from seaway.kafka.transactions import LibrdkafkaTransactions, write_range
+from seaway.kafka import pool
+from seaway.kafka.column_producer import ColumnProducer, Rows
+from seaway.kafka.connection import KafkaConnectionError
+from seaway.kafka.producer import ProduceError
+from seaway.kafka.ranges import range_producer
+from seaway.kafka.transactions import write_range
+from seaway.protocol.errors import KafkaError as ProtocolError
 from seaway.spark.errors import SparkKafkaError
 from seaway.spark.kafka.options import KafkaOptionError, SinkOptions
 from seaway.spark.kafka.transactional import SequenceFence, TaskTransaction, client_config
@@ -103,142 +109,88 @@ class DeliveryError(SparkKafkaError, RuntimeError):
     """Kafka did not acknowledge some records."""
 
 
-class TrackedProducer:
-    """A librdkafka producer with the delivery errors of the task using it."""
-
-    def __init__(self, config: dict[str, Any]) -> None:
-        self.errors: list[str] = []
-        self.fatal: Any = None  # the KafkaError that made the producer unusable, if any
-        self.producer = clients.producer(
-            config,
-            {
-                "delivery.report.only.error": True,
-                "on_delivery": self._on_delivery,
-                "error_cb": self._on_error,
-            },
-        )
-
-    def _on_delivery(self, err: Any, msg: Any) -> None:
-        if err is not None:
-            self.errors.append(f"{msg.topic()}[{msg.partition()}]: {err.str()}")
-
-    def _on_error(self, err: Any) -> None:
-        if err.fatal():
-            self.fatal = err
-        else:  # librdkafka's own retries handle the rest; say what happened
-            log.debug("Producer: %s", err.str())
-
-    def fatal_error(self) -> Any:
-        """Why the producer became unusable (librdkafka's ``produce()`` says only "Fatal
-        error"; the cause, e.g. fenced by another producer, comes with an error callback)."""
-        self.producer.poll(0)  # serves a pending error callback
-        return self.fatal
-
-
-def pooled_producer(options: SinkOptions) -> TrackedProducer:
-    """The Python worker's producer for *options*: Spark reuses its workers across tasks
-    and batches, as the JVM's sink caches its producers. Tasks in one worker run one at a
-    time."""
-    config = options.producer_config()
-    return pool.shared(
-        ("tracked producer", tuple(sorted(config.items()))), lambda: TrackedProducer(config)
-    )
+CLIENT_ID: Final = "seaway-spark-sink"
 
 
 class KafkaTaskWriter:
-    """Produces one task's rows and waits until every record is acknowledged."""
+    """Produces one task's rows (Arrow batches of the sink's schema) and waits until every
+    record is acknowledged."""
 
-    def __init__(self, options: SinkOptions, tracked: TrackedProducer) -> None:
+    def __init__(self, options: SinkOptions, producer: ColumnProducer) -> None:
         self.options = options
-        tracked.errors.clear()
-        self.producer = tracked.producer
-        self.errors = tracked.errors
-        self.records = 0
+        self.producer = producer
+
+    @property
+    def records(self) -> int:
+        return self.producer.acked
 
     def write(self, batch: pa.RecordBatch) -> None:
+        if not batch.num_rows:
+            return
         names = {n.lower(): i for i, n in enumerate(batch.schema.names)}
-        n = batch.num_rows
-        values = _bytes_column(batch, names["value"])
-        keys = _bytes_column(batch, names["key"]) if "key" in names else [None] * n
-        topic_option = self.options.topic
-        topics = [topic_option] * n if topic_option else batch.column(names["topic"]).to_pylist()
-        partitions = _optional_column(batch, names, "partition")
-        headers = _optional_column(batch, names, "headers")
-        timestamps = (
-            _millis_column(batch, names["timestamp"])
-            if "timestamp" in names and batch.column(names["timestamp"]).null_count < n
-            else None
+        rows = Rows(
+            values=batch.column(names["value"]),
+            keys=_column(batch, names, "key"),
+            partitions=_column(batch, names, "partition"),
+            timestamps=_millis(_column(batch, names, "timestamp")),
+            headers=_column(batch, names, "headers"),
         )
-        produce = self.producer.produce
-        poll = self.producer.poll
-        for i in range(n):
-            topic = topics[i]
-            if topic is None:
+        with self._delivery():
+            if self.options.topic:
+                self.producer.send(self.options.topic, rows)
+                return
+            topics = batch.column(names["topic"])
+            if topics.null_count:
                 raise KafkaOptionError(
                     "null topic present in the data. Use the topic option for setting a topic."
                 )
-            partition = -1 if partitions is None or partitions[i] is None else partitions[i]
-            record_headers = (
-                [(h["key"], h["value"]) for h in headers[i]]
-                if headers is not None and headers[i]
-                else None
-            )
-            timestamp = 0 if timestamps is None else timestamps[i] or 0
-            # Positional (topic, value, key, partition, callback, on_delivery, timestamp,
-            # headers): no keyword dict per record. -1: the partitioner's; 0: produce time.
-            while True:
-                try:
-                    produce(
-                        topic, values[i], keys[i], partition, None, None, timestamp, record_headers
-                    )
-                    break
-                except BufferError:
-                    poll(0.005)
-        poll(0)
-        self.records += n
+            distinct = pc.unique(topics).to_pylist()
+            if len(distinct) == 1:
+                self.producer.send(str(distinct[0]), rows)
+                return
+            for topic in distinct:
+                self.producer.send(str(topic), rows, pc.indices_nonzero(pc.equal(topics, topic)))
 
     def finish(self) -> int:
         """Wait for every acknowledgement; raise if any record failed."""
-        deadline = time.monotonic() + TASK_WRITE_TIMEOUT_S
-        remaining = self.producer.flush(0.5)
-        # Stop waiting at the first error: a transactional producer in error keeps the rest
-        # queued until the transaction is aborted.
-        while remaining and not self.errors and time.monotonic() < deadline:
-            remaining = self.producer.flush(0.5)
-        if remaining and not self.errors:
-            self.errors.append(
-                f"{remaining} records not acknowledged within {TASK_WRITE_TIMEOUT_S:.0f}s"
-            )
-        if self.errors:
-            raise DeliveryError(
-                f"Kafka did not accept {len(self.errors)} record(s); first errors: "
-                f"{'; '.join(self.errors[:3])}"
-            )
+        with self._delivery():
+            self.producer.flush()
         return self.records
 
+    @contextmanager
+    def _delivery(self) -> Iterator[None]:
+        """Kafka's refusals as :class:`DeliveryError`, saying how many records it lacks."""
+        try:
+            yield
+        except (ProduceError, KafkaConnectionError, ProtocolError) as error:
+            lost = max(self.producer.unacknowledged, 1)
+            hint = ""
+            if "too_large" in str(error):
+                hint = (
+                    " (a record is too large for the topic's max.message.bytes: raise that "
+                    "topic setting, or write smaller records)"
+                )
+            raise DeliveryError(
+                f"Kafka did not accept {lost} record(s); first errors: {error}{hint}"
+            ) from error
 
-def _optional_column(batch: pa.RecordBatch, names: dict[str, int], name: str) -> list[Any] | None:
-    """A column's values, or None when it is absent or all null (nothing to set)."""
+
+def _column(batch: pa.RecordBatch, names: dict[str, int], name: str) -> pa.Array | None:
+    """A column, or None when it is absent or all null (nothing to set)."""
     if name not in names:
         return None
     column = batch.column(names[name])
-    return None if column.null_count == len(column) else column.to_pylist()
+    return None if column.null_count == len(column) else column
 
 
-def _bytes_column(batch: pa.RecordBatch, index: int) -> list[bytes | None]:
-    column = batch.column(index)
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        column = column.cast(pa.binary())
-    values: list[bytes | None] = column.to_pylist()
-    return values
-
-
-def _millis_column(batch: pa.RecordBatch, index: int) -> list[int | None]:
-    column = batch.column(index)  # a timestamp column: check_sink_schema ensured it
+def _millis(column: pa.Array | None) -> pa.Array | None:
+    """Spark's timestamps (check_sink_schema ensured the type) as int64 milliseconds."""
+    if column is None:
+        return None
     micros = column.cast(pa.timestamp("us", tz=column.type.tz)).cast(pa.int64())
     if (pc.min(micros).as_py() or 0) >= 0:  # the usual case: truncating is flooring
-        return pc.divide(micros, 1000).to_pylist()  # type: ignore[no-any-return]
-    return [None if m is None else m // 1000 for m in micros.to_pylist()]
+        return pc.divide(micros, 1000)
+    return pa.array([None if m is None else m // 1000 for m in micros.to_pylist()], pa.int64())
 
 
 def _write_all(options: SinkOptions, iterator: Iterator[pa.RecordBatch]) -> KafkaCommitMessage:
@@ -259,10 +211,17 @@ def write_rows(
     called where rows are made, so they skip the JVM."""
     if options.exactly_once:
         return _write_in_transaction(options, iterator, context, fence)
-    writer = KafkaTaskWriter(options, pooled_producer(options))
-    for batch in iterator:
-        writer.write(batch)
-    return KafkaCommitMessage(writer.finish(), context.partitionId() if context else 0)
+    config = options.producer_config()
+    producer = range_producer(config, client_id=CLIENT_ID)
+    writer = KafkaTaskWriter(options, ColumnProducer.of(producer, config))
+    try:
+        for batch in iterator:
+            writer.write(batch)
+        writer.finish()
+    except BaseException:
+        pool.drop(producer)  # what it holds unacknowledged is never sent later
+        raise
+    return KafkaCommitMessage(writer.records, context.partitionId() if context else 0)
 
 
 def _write_in_transaction(
@@ -273,14 +232,6 @@ def _write_in_transaction(
 ) -> KafkaCommitMessage:
     """The exactly-once write of one task (:mod:`seaway.spark.kafka.transactional`)."""
     txn = TaskTransaction.of(options, context)
-    tracked = TrackedProducer(
-        {
-            "reconnect.backoff.ms": 10,
-            **options.producer_config(),
-            "transactional.id": txn.transactional_id,
-        }
-    )
-    pool.init_transactions(tracked.producer)  # fences older attempts, aborts their open work
     # Take the first batch to learn the marker topic; later batches stream through.
     pending: list[pa.RecordBatch] = []
     for batch in iterator:
@@ -291,7 +242,9 @@ def _write_in_transaction(
     if topic is None:  # no rows at all in this task
         return KafkaCommitMessage(0, txn.task)
     marker = txn.marker(topic, fence)
-    writer = KafkaTaskWriter(options, tracked)
+    config = options.producer_config()
+    producer = range_producer(config, txn.transactional_id, client_id=CLIENT_ID)
+    writer = KafkaTaskWriter(options, ColumnProducer.of(producer, config))
 
     def write(_committed: int) -> int | None:
         for batch in itertools.chain(pending, iterator):
@@ -299,11 +252,13 @@ def _write_in_transaction(
         writer.finish()
         return None if marker is None else marker.next
 
-    config = client_config(options)
-    producer = LibrdkafkaTransactions(
-        tracked.producer, txn.transactional_id, config, fatal_error=tracked.fatal_error
-    )
-    if not write_range(producer, marker, write, config):
+    try:
+        producer.init()  # fences older attempts of the task, aborts their open work
+        written = write_range(producer, marker, write, client_config(options))
+    except BaseException:
+        pool.drop(producer)
+        raise
+    if not written:
         log.info(
             "Batch %d task %d already committed by an earlier attempt; skipping",
             txn.batch_id, txn.task,
