@@ -60,7 +60,13 @@ from seaway.mirror.heartbeat_flow import MirrorHeartbeatFlow, heartbeat_settings
 from seaway.mirror.metrics import MirrorMetrics
 from seaway.mirror.metrics_server import MetricsServer
 from seaway.mirror.policy import replication_policy
-from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow, register
+from seaway.mirror.source_flow import (
+    TRIGGER_INTERVAL_DEFAULT_MS,
+    TRIGGER_INTERVAL_MS,
+    FlowSettings,
+    MirrorSourceFlow,
+    register,
+)
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +227,9 @@ class MirrorMaker:
                 raw, MAX_RECORDS_PER_BATCH, MAX_RECORDS_PER_BATCH_DEFAULT, str(pair)
             )
             settings.spark_options.setdefault("maxOffsetsPerTrigger", str(batch))
+            settings.trigger_ms = monitoring.non_negative_int(
+                raw, TRIGGER_INTERVAL_MS, TRIGGER_INTERVAL_DEFAULT_MS, str(pair)
+            )
             canary = monitoring.flow_canary(raw, settings, self.metrics)
             if canary is not None:
                 canary.start()  # creates the canary topic before the flow lists the topics

@@ -67,6 +67,13 @@ def positive_int(raw: Mapping[str, str], key: str, default: int, flow: str | Non
     return _int(raw, key, default, flow, 1)
 
 
+def non_negative_int(
+    raw: Mapping[str, str], key: str, default: int, flow: str | None = None
+) -> int:
+    """*key* (``A->B.<key>`` first) as an integer >= 0; an error names the key otherwise."""
+    return _int(raw, key, default, flow, 0)
+
+
 def _bool(raw: Mapping[str, str], key: str, flow: str | None) -> bool:
     text = setting(raw, key, "false", flow).lower()
     if text not in ("true", "false"):

@@ -47,6 +47,11 @@ from seaway.spark.session import activate
 
 log = logging.getLogger(__name__)
 
+TRIGGER_INTERVAL_MS: Final = "seaway.flow.trigger.interval.ms"
+TRIGGER_INTERVAL_DEFAULT_MS: Final = 500
+"""How often a flow's query looks for new records (Spark's processingTime trigger): a record
+waits up to this long, plus a micro-batch, before it is copied; 0: as soon as the last
+micro-batch ends."""
 _START_RETRY_S: Final = 5.0  # a start that failed (a cluster away) is tried again after this
 _EARLIEST: Final = -2
 
@@ -68,7 +73,7 @@ class FlowSettings:
     offset_syncs_location: str = "source"
     heartbeats_replication: bool = True
     internal_replication_factor: int = 3
-    trigger_ms: int = 500
+    trigger_ms: int = TRIGGER_INTERVAL_DEFAULT_MS
     exactly_once: bool = False
     spark_options: dict[str, str] = field(default_factory=dict)
     metrics: MirrorMetrics | None = None  # the registry of MM2's metrics (None: not computed)
@@ -370,4 +375,10 @@ def register(spark: Any) -> None:
     spark.dataSource.register(MirrorSinkDataSource)
 
 
-__all__ = ["FlowSettings", "MirrorSourceFlow", "register"]
+__all__ = [
+    "TRIGGER_INTERVAL_DEFAULT_MS",
+    "TRIGGER_INTERVAL_MS",
+    "FlowSettings",
+    "MirrorSourceFlow",
+    "register",
+]

@@ -113,3 +113,14 @@ def test_positive_int_prefers_the_flow_key_and_names_a_bad_one() -> None:
     assert positive_int({}, "seaway.max.records.per.batch", 5) == 5
     with pytest.raises(MirrorConfigError, match=r"seaway\.max\.records\.per\.batch .*'0'"):
         positive_int({"seaway.max.records.per.batch": "0"}, "seaway.max.records.per.batch", 5)
+
+
+def test_the_trigger_interval_may_be_zero_and_names_a_bad_one() -> None:
+    from seaway.mirror.monitoring import non_negative_int
+    from seaway.mirror.source_flow import TRIGGER_INTERVAL_DEFAULT_MS, TRIGGER_INTERVAL_MS
+
+    raw = {"A->B.seaway.flow.trigger.interval.ms": "0"}
+    assert non_negative_int(raw, TRIGGER_INTERVAL_MS, TRIGGER_INTERVAL_DEFAULT_MS, "A->B") == 0
+    assert non_negative_int(raw, TRIGGER_INTERVAL_MS, TRIGGER_INTERVAL_DEFAULT_MS, "B->A") == 500
+    with pytest.raises(MirrorConfigError, match=r"seaway\.flow\.trigger\.interval\.ms .*'-1'"):
+        non_negative_int({TRIGGER_INTERVAL_MS: "-1"}, TRIGGER_INTERVAL_MS, 500)
