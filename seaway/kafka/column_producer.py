@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -28,6 +29,7 @@ import pyarrow.compute as pc
 from seaway.kafka import topic_limits
 from seaway.kafka.errors import KafkaClientError
 from seaway.kafka.partitioner import partitions_for_keys
+from seaway.kafka.producer import ProduceError
 from seaway.kafka.ranges import RangeProducer
 from seaway.protocol.column_records import (
     binary_buffers,
@@ -109,6 +111,26 @@ class ColumnProducer:
     def send(self, topic: str, rows: Rows, selection: pa.Array | None = None) -> None:
         """Send *rows* (only those at the indices *selection*, in its order, if given) to
         *topic*, in as few batches as the limits allow."""
+        with self._forgetting_limits():
+            self._send(topic, rows, selection)
+
+    def flush(self) -> None:
+        """Wait until everything sent is acknowledged; ProduceError if it is not."""
+        with self._forgetting_limits():
+            self.producer.flush()
+        self._take_acked()
+
+    @contextmanager
+    def _forgetting_limits(self) -> Iterator[None]:
+        """After a failed write the topics' limits are read again (they may have changed)."""
+        try:
+            yield
+        except ProduceError:
+            for topic in self._partition_counts:
+                topic_limits.forget(self.cluster, topic)
+            raise
+
+    def _send(self, topic: str, rows: Rows, selection: pa.Array | None) -> None:
         count = self._partition_count(topic)
         limit = min(
             self.batch_bytes, topic_limits.max_message_bytes(self.cluster, topic, self.producer)
@@ -137,11 +159,6 @@ class ColumnProducer:
                 self.producer.send(topic, target, batch)
                 self.sent += encoded.records
                 position = encoded.next
-        self._take_acked()
-
-    def flush(self) -> None:
-        """Wait until everything sent is acknowledged; ProduceError if it is not."""
-        self.producer.flush()
         self._take_acked()
 
     def _take_acked(self) -> None:

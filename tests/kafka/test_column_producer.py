@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
 
 from seaway.kafka import pool
 from seaway.kafka.cluster import LATEST, KafkaCluster, list_offset
@@ -196,3 +197,27 @@ def test_a_record_the_topic_refuses_fails_the_producer(
         producer.send(topic_name, Rows(pa.array([b"x" * 5000], pa.binary())))
         producer.flush()
     assert producer.unacknowledged == 1
+
+
+def test_a_lowered_max_message_bytes_is_read_again_after_a_refusal(
+    bootstrap: str, topic_name: str
+) -> None:
+    create_topic(bootstrap, topic_name, 1, {"max.message.bytes": "3000"})
+    rows = Rows(pa.array([b"v" * 200] * 30, pa.binary()))
+    first = _producer(bootstrap)
+    first.send(topic_name, rows)
+    first.flush()  # the limit (3000) is now known
+    admin = AdminClient(quiet({"bootstrap.servers": bootstrap}))
+    lower = ConfigEntry("max.message.bytes", "1500", incremental_operation=AlterConfigOpType.SET)
+    change = ConfigResource(ConfigResource.Type.TOPIC, topic_name, incremental_configs=[lower])
+    admin.incremental_alter_configs([change])[change].result(10)
+    with pytest.raises(ProduceError, match=r"(?i)too_?large"):
+        first.send(topic_name, rows)
+        first.flush()
+    pool.close_all()  # the failed producer is dropped, as the writers do
+    second = _producer(bootstrap)
+    second.send(topic_name, rows)
+    second.flush()
+    batches = _batches(bootstrap, topic_name, 0)
+    assert sum(b.header.records_count for b in batches) == 60
+    assert all(b.header.size <= 1500 for b in batches[-5:])
