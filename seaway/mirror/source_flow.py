@@ -256,6 +256,7 @@ class MirrorSourceFlow:
             exactly_once=s.exactly_once,
             target_alias=s.target_alias,
             metrics=s.metrics is not None,
+            tasks=self._task_slots(),
         )
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
         activate(self.spark)  # restarts come from the driver's job threads
@@ -286,6 +287,14 @@ class MirrorSourceFlow:
             .start()
         )
         log.info("Flow %s copying %s", self.name, sorted(self.topics))
+
+    def _task_slots(self) -> int:
+        """How many tasks the session runs at once (Spark's default parallelism: its
+        cores), which a micro-batch's ranges are grouped into; 0 where unknown."""
+        try:
+            return int(self.spark.sparkContext.defaultParallelism)
+        except Exception:  # no SparkContext here (Spark Connect): one task per range
+            return 0
 
     def record_metrics(self) -> None:
         """Record MM2's metrics of the copy's micro-batches completed since the last call

@@ -5,8 +5,10 @@ KafkaMicroBatchReader`: the same options — ``subscribe``, ``startingOffsets``,
 ``failOnDataLoss``, ``maxOffsetsPerTrigger``, ``kafka.*`` — offset ranges per trigger, new
 partitions, AvailableNow), and Spark keeps what it does for any source: the offset log,
 retries, restarts from the checkpoint. But a task's ``read`` copies its offset range to the
-target itself (:func:`seaway.mirror.copy.loop.copy_range`) and yields a single summary row
+target itself (:func:`seaway.mirror.copy.loop.copy_range`) and yields a summary row for it
 (:class:`~seaway.mirror.copy.spec.RangeSummary`): the records never cross into Spark's JVM.
+A micro-batch's ranges are grouped into at most ``spec.tasks`` tasks (the session's cores),
+each copying its ranges one after the other (:func:`group_ranges`).
 ``seaway-mirror-sink`` then turns the summaries into MM2's stored offsets and metrics.
 
 The copy spec (:class:`~seaway.mirror.copy.spec.MirrorCopySpec`) comes as JSON in the
@@ -20,7 +22,7 @@ The copy spec (:class:`~seaway.mirror.copy.spec.MirrorCopySpec`) comes as JSON i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
@@ -36,6 +38,8 @@ __all__ = [
     "SUMMARY_SCHEMA",
     "MirrorCopyDataSource",
     "MirrorCopyReader",
+    "RangeGroup",
+    "group_ranges",
     "parse_copy_options",
 ]
 
@@ -52,9 +56,42 @@ class MirrorCopyReader(KafkaMicroBatchReader):
         super().__init__(options)
         self.spec = spec
 
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
+        ranges = [p for p in super().partitions(start, end) if isinstance(p, KafkaRangePartition)]
+        return [RangeGroup(group) for group in group_ranges(ranges, self.spec.tasks)]
+
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
-        assert isinstance(partition, KafkaRangePartition)
-        yield copy_range(self.spec, partition.options, partition.range).row()
+        assert isinstance(partition, RangeGroup)
+        for part in partition.parts:
+            yield copy_range(self.spec, part.options, part.range).row()
+
+
+class RangeGroup(InputPartition):
+    """One task's work: the ranges it copies, one after the other."""
+
+    def __init__(self, parts: list[KafkaRangePartition]) -> None:
+        super().__init__([p.range for p in parts])
+        self.parts = parts
+
+
+def group_ranges(
+    parts: Sequence[KafkaRangePartition], tasks: int
+) -> list[list[KafkaRangePartition]]:
+    """*parts* in at most *tasks* groups of about equal records (0: one group each).
+
+    Every task costs Spark's launch and a Python worker's hand-over, and only as many run
+    at once as there are cores: 8 partitions on 2 cores copied as 8 tasks pay that cost in
+    4 waves each micro-batch, which is most of a small batch's time (and of a record's
+    latency). The largest range goes to the least loaded group first."""
+    if tasks <= 0 or len(parts) <= tasks:
+        return [[p] for p in parts]
+    groups: list[list[KafkaRangePartition]] = [[] for _ in range(tasks)]
+    loads = [0] * tasks
+    for part in sorted(parts, key=lambda p: p.range.size, reverse=True):
+        least = loads.index(min(loads))
+        groups[least].append(part)
+        loads[least] += part.range.size
+    return [g for g in groups if g]
 
 
 def parse_copy_options(options: dict[str, str]) -> tuple[SourceOptions, MirrorCopySpec]:

@@ -40,6 +40,7 @@ class MirrorCopySpec:
     exactly_once: bool = False
     target_alias: str = ""
     metrics: bool = False  # compute MM2's metrics (the driver reads them from Spark's progress)
+    tasks: int = 0  # Spark tasks a micro-batch's ranges are grouped into, at most (0: one each)
 
     @property
     def flow(self) -> str:
