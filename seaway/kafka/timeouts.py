@@ -13,7 +13,6 @@ __all__ = [
     "FLUSH_TIMEOUT_S",
     "REACH_TIMEOUT_S",
     "REQUEST_TIMEOUT_S",
-    "TASK_WRITE_TIMEOUT_S",
 ]
 
 REQUEST_TIMEOUT_S: Final = 30.0
@@ -27,9 +26,6 @@ MirrorClient's queries, a sink's group offsets committed."""
 
 FLUSH_TIMEOUT_S: Final = 60.0
 """A producer's backlog of data records acknowledged (``flush``)."""
-
-TASK_WRITE_TIMEOUT_S: Final = 300.0
-"""Every record a Spark task wrote acknowledged."""
 
 REACH_TIMEOUT_S: Final = 15.0
 """A start-up check that a cluster answers at all."""
