@@ -37,12 +37,10 @@ from seaway.protocol.column_records import (
     header_buffers,
     millis_buffers,
 )
+from seaway.protocol.compression import CODECS
 from seaway.protocol.record_codec import batch_from_section
 
-__all__ = ["CODECS", "ColumnProducer", "InvalidPartition", "Rows"]
-
-CODECS: Final = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
-"""Kafka's compression codec ids by ``compression.type`` name."""
+__all__ = ["ColumnProducer", "InvalidPartition", "Rows"]
 
 DEFAULT_BATCH_BYTES: Final = 1_000_000
 """librdkafka's ``batch.size``: the settings given are librdkafka's."""
@@ -142,7 +140,7 @@ class ColumnProducer:
             None if rows.headers is None else header_buffers(rows.headers),
         )
         now = int(time.time() * 1000)
-        for partition, chosen in self._groups(rows, count, selection):
+        for partition, chosen in _groups(rows, count, selection):
             indices = None if chosen is None else _int32_buffer(chosen)
             total = len(rows) if chosen is None else len(chosen)
             position = 0
@@ -177,25 +175,26 @@ class ColumnProducer:
         self._sticky[topic] = chosen
         return chosen
 
-    def _groups(
-        self, rows: Rows, count: int, selection: pa.Array | None
-    ) -> list[tuple[int, pa.Array | None]]:
-        """``(partition, row indices)`` to send, partition -1 for the sticky rows; indices
-        None: every row."""
-        partitions = _partitions(rows, count)
-        if partitions is None:  # no row has a partition or a key: all sticky
-            return [(-1, selection)]
-        if selection is not None:
-            partitions = partitions.take(selection)
-        if partitions.null_count == 0 and len(partitions):
-            low, high = pc.min_max(partitions).values()
-            if low == high:  # one partition: no grouping
-                return [(low.as_py(), selection)]
-        groups: list[tuple[int, pa.Array | None]] = []
-        for partition in pc.unique(partitions).to_pylist():
-            where = pc.indices_nonzero(pc.equal(partitions, partition))
-            groups.append((partition, where if selection is None else selection.take(where)))
-        return groups
+
+_Groups = list[tuple[int, pa.Array | None]]
+
+
+def _groups(rows: Rows, count: int, selection: pa.Array | None) -> _Groups:
+    """``(partition, row indices)`` to send, partition -1 for the sticky rows; indices None:
+    every row."""
+    partitions = _partitions(rows, count)
+    if partitions is None:  # no row has a partition or a key: all sticky
+        return [(-1, selection)]
+    if selection is not None:
+        partitions = partitions.take(selection)
+    distinct = pc.unique(partitions).to_pylist()
+    if len(distinct) == 1:  # one partition: no grouping
+        return [(distinct[0], selection)]
+    groups: _Groups = []
+    for partition in distinct:
+        where = pc.indices_nonzero(pc.equal(partitions, partition))
+        groups.append((partition, where if selection is None else selection.take(where)))
+    return groups
 
 
 def _partitions(rows: Rows, count: int) -> pa.Array | None:
@@ -203,8 +202,8 @@ def _partitions(rows: Rows, count: int) -> pa.Array | None:
     explicit = rows.partitions
     if explicit is not None and explicit.null_count == len(explicit):
         explicit = None
-    keyed = rows.keys is not None and rows.keys.null_count < len(rows.keys)
-    if explicit is None and not keyed:
+    keys = rows.keys if rows.keys is not None and rows.keys.null_count < len(rows) else None
+    if explicit is None and keys is None:
         return None
     if explicit is not None:
         explicit = explicit.cast(pa.int32())
@@ -216,13 +215,10 @@ def _partitions(rows: Rows, count: int) -> pa.Array | None:
             )
         if explicit.null_count == 0:
             return explicit
-    if rows.keys is None or not keyed:
+    if keys is None:
         return pc.coalesce(explicit, pa.scalar(-1, pa.int32()))
-    by_key = pa.Array.from_buffers(
-        pa.int32(),
-        len(rows),
-        [None, pa.py_buffer(partitions_for_keys(binary_buffers(rows.keys), count))],
-    )
+    by_key_buffer = pa.py_buffer(partitions_for_keys(binary_buffers(keys), count))
+    by_key = pa.Array.from_buffers(pa.int32(), len(rows), [None, by_key_buffer])
     return by_key if explicit is None else pc.coalesce(explicit, by_key)
 
 

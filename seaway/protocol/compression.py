@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import struct
 import zlib
+from typing import Final
 
 import cramjam
 
-__all__ = ["compress", "decompress"]
+__all__ = ["CODECS", "compress", "decompress"]
+
+CODECS: Final = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+"""Kafka's codec ids by producer ``compression.type`` name."""
 
 _XERIAL_MAGIC = b"\x82SNAPPY\x00"
 

@@ -165,7 +165,7 @@ class KafkaTaskWriter:
         except (ProduceError, KafkaConnectionError, ProtocolError) as error:
             lost = max(self.producer.unacknowledged, 1)
             hint = ""
-            if "too_large" in str(error):
+            if "too_large" in str(error).lower():  # the batch client's and librdkafka's
                 hint = (
                     " (a record is too large for the topic's max.message.bytes: raise that "
                     "topic setting, or write smaller records)"
