@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from seaway.kafka import clients
 from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
+from seaway.mirror.copy.spec import CONNECTOR_NAME
 from seaway.mirror.errors import MirrorError
-from seaway.mirror.sink import CONNECTOR_NAME
 from seaway.mirror.topic_offsets import offset_ranges, topic_partitions
 
 

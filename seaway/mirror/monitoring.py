@@ -6,7 +6,7 @@ key (global, or ``A->B.<key>``)    default      meaning
 =================================  ===========  ==========================================
 ``seaway.metrics.port``            (unset)      serve ``/metrics`` (Prometheus) and
                                                 ``/mbeans`` on this port; unset: a free
-                                                port on 127.0.0.1, for the sink's reports
+                                                port on 127.0.0.1
 ``seaway.metrics.host``            ``0.0.0.0``  the address to bind when a port is set
 ``seaway.metrics.lag.interval.ms`` ``30000``    how often ``seaway-replication-lag`` is
                                                 read from the source's high watermarks
@@ -139,9 +139,9 @@ def publish_lag(
 ) -> dict[Any, int]:
     """Read and publish the flow's ``seaway-replication-lag``; the lags by source partition.
 
-    The copied offsets are the ones the sink reported; before its first report the flow's
-    stored MM2 offsets are used. With a *watch*, also whether the flow is stalled
-    (``flow-stalled``).
+    The copied offsets are the ones the copy's micro-batches reported (observed in Spark's
+    progress); before the first report the flow's stored MM2 offsets are used. With a
+    *watch*, also whether the flow is stalled (``flow-stalled``).
     """
     s = flow.settings
     copied = registry.copied(s.source_alias, s.target_alias)

@@ -7,9 +7,10 @@ on the target with the source's partition count and its replicable configs, adds
 partitions, and creates the offset-syncs topic. Then one query copies them:
 ``seaway-mirror-copy`` (:mod:`seaway.mirror.copy.source`) plans offset ranges on cluster A
 as Seaway's Kafka source does, starting from MM2's stored offsets (``offset + 1``; earliest
-for partitions never copied), and each task copies its range to B itself, handing Spark one
-summary row → ``seaway-mirror-sink`` (:mod:`seaway.mirror.sink`) stores MM2's offsets and
-reports the metrics.
+for partitions never copied), and each task copies its ranges to B itself, stores MM2's
+offsets of what it copied, and hands Spark one summary row per range, which the query
+observes for MM2's metrics and ends in Spark's ``noop`` sink: no commit step per
+micro-batch (a Python sink's commit costs a Python process the driver starts each time).
 
 Topics that appear later are picked up by :meth:`MirrorSourceFlow.refresh` (the driver
 calls it every ``refresh.topics.interval.seconds``): when the set changes the query is
@@ -36,7 +37,6 @@ from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
 from seaway.mirror.metrics import OBSERVATION, MirrorMetrics, record_ranges
 from seaway.mirror.policy import ReplicationPolicy
-from seaway.mirror.sink import SINK_NAME
 from seaway.mirror.topic_sync import (
     AclSync,
     creation_configs,
@@ -279,8 +279,7 @@ class MirrorSourceFlow:
         if s.metrics is not None:  # MM2's metrics reach the driver in Spark's progress
             summaries = summaries.observe(OBSERVATION, _observed_ranges())
         self.query = (
-            summaries.writeStream.format(SINK_NAME)
-            .option("spec", spec.to_json())
+            summaries.writeStream.format("noop")
             .option("checkpointLocation", str(self._checkpoint))
             .queryName(f"mirror-source-{self.name}")
             .trigger(processingTime=f"{s.trigger_ms} milliseconds")
@@ -376,12 +375,10 @@ def _field(row: Any, name: str) -> Any:
 
 
 def register(spark: Any) -> None:
-    """Register the mirror's copy source and summary sink with *spark*."""
+    """Register the mirror's copy source with *spark*."""
     from seaway.mirror.copy.source import MirrorCopyDataSource
-    from seaway.mirror.sink import MirrorSinkDataSource
 
     spark.dataSource.register(MirrorCopyDataSource)
-    spark.dataSource.register(MirrorSinkDataSource)
 
 
 __all__ = [

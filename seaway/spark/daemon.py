@@ -24,7 +24,6 @@ _PRELOAD = (
     "pyarrow",
     "seaway.spark.kafka.source",
     "seaway.mirror.copy.source",
-    "seaway.mirror.sink",
     "seaway.connect.runtime.queries.source",
     "seaway.connect.runtime.queries.sink",
 )

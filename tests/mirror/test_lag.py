@@ -11,8 +11,10 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.cli.main import main
 from seaway.kafka.admin import ensure_topic
+from seaway.kafka.ranges import range_producer
+from seaway.mirror.copy.offsets import store_offsets
+from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.lag import LagRow, replication_lag, stored_offsets
-from seaway.mirror.sink import MirrorSinkSpec, store_copied_offsets
 from tests.broker.clients import quiet
 
 pytestmark = pytest.mark.waits
@@ -30,17 +32,14 @@ def _topic_with_records(bootstrap: str, counts: list[int]) -> str:
     return topic
 
 
-def _store(b: str, alias: str, copied: list[tuple[str, int, int]]) -> None:
-    """Write offsets as a MirrorSource flow does after copying (MM2's format)."""
-    offsets_topic = f"mm2-offsets.{alias}.internal"
+def _store(
+    b: str, alias: str, copied: list[tuple[str, int, int]], offsets_topic: str | None = None
+) -> None:
+    """Write offsets as a MirrorSource flow's copy tasks do (MM2's format)."""
+    offsets_topic = offsets_topic or f"mm2-offsets.{alias}.internal"
     ensure_topic({"bootstrap.servers": b}, offsets_topic, 25, 1, {"cleanup.policy": "compact"})
-    spec = MirrorSinkSpec(
-        source_alias=alias,
-        remote_topics={},
-        target_producer={"bootstrap.servers": b},
-        offsets_topic=offsets_topic,
-    )
-    store_copied_offsets(spec, copied)
+    spec = MirrorCopySpec(alias, {}, {"bootstrap.servers": b}, offsets_topic)
+    store_offsets(range_producer(spec.target_producer, client_id="test"), spec, copied)
 
 
 def _cli(a: str, b: str, alias: str, *extra: str) -> int:
@@ -71,9 +70,7 @@ def test_lag_before_and_after_copying_part_of_a_topic(
     # other source cluster) in the same topic are not ours. A later store wins.
     _store(b, alias, [(topic, 0, 20), (topic, 1, 49)])
     _store(b, alias, [(topic, 0, 59)])
-    same_topic = f"mm2-offsets.{alias}.internal"
-    spec = MirrorSinkSpec(f"{alias}x", {}, {"bootstrap.servers": b}, same_topic)
-    store_copied_offsets(spec, [(topic, 2, 29)])
+    _store(b, f"{alias}x", [(topic, 2, 29)], f"mm2-offsets.{alias}.internal")
     assert stored_offsets(b, alias) == {(topic, 0): 59, (topic, 1): 49}
     expected = [
         LagRow(topic, 0, 0, 100, 60, 40),

@@ -27,27 +27,26 @@ that failed is dropped.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from seaway.connect.api.structs import TopicPartition
 from seaway.kafka import pool, topic_limits
 from seaway.kafka.fetcher import CorruptBatchError
-from seaway.kafka.partitioner import partition_for_key
 from seaway.kafka.producer import Delivery, ProduceError
 from seaway.kafka.ranges import OffsetRange, RangeProducer, range_producer, uses_librdkafka
 from seaway.kafka.transactions import Marker, write_range
+from seaway.mirror.copy.offsets import send_offset, store_offsets
 from seaway.mirror.copy.outgoing import Outgoing, Upstream
-from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary, offset_record
+from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary
 from seaway.mirror.copy.syncs import SyncSender
 from seaway.mirror.metrics import RunningStats, now_ms
-from seaway.protocol.record_codec import Record, build_batch
 from seaway.spark.kafka.options import SourceOptions
 from seaway.spark.kafka.reader import fetch_range
 
 log = logging.getLogger(__name__)
 
-__all__ = ["copy_range"]
+__all__ = ["copy_range", "copy_ranges"]
 
 _LIBRDKAFKA_LOGGED: set[str] = set()
 
@@ -182,7 +181,7 @@ def copy_range(
     """Copy the records of *r* from the source cluster to the target; what was done.
 
     At-least-once unless ``spec.exactly_once``: the caller stores the MM2 offset of
-    :attr:`RangeSummary.copied` once the whole micro-batch succeeded. *librdkafka* forces
+    :attr:`RangeSummary.copied` (:func:`copy_ranges` does). *librdkafka* forces
     (True) or rules out (False) librdkafka on both clusters; None: as each cluster needs.
     """
     _log_librdkafka(spec, options, librdkafka)
@@ -198,6 +197,31 @@ def copy_range(
     summary = copy.summary()
     copy.syncs.finish()
     return summary
+
+
+def copy_ranges(
+    spec: MirrorCopySpec,
+    ranges: Iterable[tuple[SourceOptions, OffsetRange]],
+    *,
+    librdkafka: bool | None = None,
+) -> list[RangeSummary]:
+    """Copy each of *ranges* in turn (one task's work) and store where they got to.
+
+    At least once the MM2 offsets of what was copied are stored once all of it is
+    acknowledged, in one round trip; exactly-once ranges stored theirs in their
+    transactions. Either way the micro-batch needs no commit step after its tasks: a
+    restart resumes from what the tasks stored.
+    """
+    summaries = [copy_range(spec, options, r, librdkafka=librdkafka) for options, r in ranges]
+    copied = [c for s in summaries for c in s.copied]
+    if copied and not spec.exactly_once:
+        producer = _producer(spec, librdkafka)
+        try:
+            store_offsets(producer, spec, copied)
+        except BaseException:
+            pool.drop(producer)
+            raise
+    return summaries
 
 
 # --- exactly once ------------------------------------------------------------------------------
@@ -227,10 +251,7 @@ def _copy_in_transaction(
             copy.run(options, start)
         if copy.last < 0:
             return None
-        key, value = offset_record(spec, r.topic, r.partition, copy.last)
-        partitions = producer.partition_count(spec.offsets_topic)
-        record = build_batch([Record(0, now_ms(), key, value)])
-        producer.send(spec.offsets_topic, partition_for_key(key, partitions), record)
+        send_offset(producer, spec, r.topic, r.partition, copy.last)
         return copy.last + 1
 
     marker = Marker(spec.marker_group, remote, r.partition)

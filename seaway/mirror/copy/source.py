@@ -5,11 +5,12 @@ KafkaMicroBatchReader`: the same options — ``subscribe``, ``startingOffsets``,
 ``failOnDataLoss``, ``maxOffsetsPerTrigger``, ``kafka.*`` — offset ranges per trigger, new
 partitions, AvailableNow), and Spark keeps what it does for any source: the offset log,
 retries, restarts from the checkpoint. But a task's ``read`` copies its offset range to the
-target itself (:func:`seaway.mirror.copy.loop.copy_range`) and yields a summary row for it
-(:class:`~seaway.mirror.copy.spec.RangeSummary`): the records never cross into Spark's JVM.
-A micro-batch's ranges are grouped into at most ``spec.tasks`` tasks (the session's cores),
-each copying its ranges one after the other (:func:`group_ranges`).
-``seaway-mirror-sink`` then turns the summaries into MM2's stored offsets and metrics.
+target itself (:func:`seaway.mirror.copy.loop.copy_ranges`), stores MM2's offsets of what it
+copied, and yields a summary row per range (:class:`~seaway.mirror.copy.spec.RangeSummary`):
+the records never cross into Spark's JVM. A micro-batch's ranges are grouped into at most
+``spec.tasks`` tasks (the session's cores), each copying its ranges one after the other
+(:func:`group_ranges`). The rows need no sink of their own: the flow observes them for MM2's
+metrics and ends the query in Spark's ``noop`` sink, so a micro-batch pays no commit step.
 
 The copy spec (:class:`~seaway.mirror.copy.spec.MirrorCopySpec`) comes as JSON in the
 ``spec`` option::
@@ -28,7 +29,7 @@ from typing import Any, Final
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.types import StructType
 
-from seaway.mirror.copy.loop import copy_range
+from seaway.mirror.copy.loop import copy_ranges
 from seaway.mirror.copy.spec import SUMMARY_FIELDS, MirrorCopySpec
 from seaway.spark.kafka.options import KafkaOptionError, SourceOptions, parse_source_options
 from seaway.spark.kafka.stream import KafkaMicroBatchReader, KafkaRangePartition
@@ -62,8 +63,8 @@ class MirrorCopyReader(KafkaMicroBatchReader):
 
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
         assert isinstance(partition, RangeGroup)
-        for part in partition.parts:
-            yield copy_range(self.spec, part.options, part.range).row()
+        for summary in copy_ranges(self.spec, [(p.options, p.range) for p in partition.parts]):
+            yield summary.row()
 
 
 class RangeGroup(InputPartition):
@@ -111,11 +112,13 @@ def parse_copy_options(options: dict[str, str]) -> tuple[SourceOptions, MirrorCo
             "with MirrorCopySpec(...).to_json()."
         ) from None
     source = parse_source_options(kafka, streaming=True)
-    if spec.exactly_once and (source.min_partitions or source.max_records_per_partition):
+    if source.min_partitions or source.max_records_per_partition:
         raise KafkaOptionError(
             "Options 'minPartitions' and 'maxRecordsPerPartition' split a partition's range "
-            "across tasks, which an exactly-once copy cannot do (one transactional id per "
-            "partition): remove them, or use 'maxOffsetsPerTrigger' to bound a batch."
+            "across tasks, which a mirror copy cannot do: the pieces would reach the remote "
+            "partition out of order, and a piece's stored offset would pass over an earlier "
+            "piece not yet copied (exactly once: one transactional id per partition). Remove "
+            "them; 'maxOffsetsPerTrigger' bounds a batch."
         )
     return source, spec
 

@@ -1,26 +1,22 @@
-"""The copy source's options and the summary rows its tasks hand to the summary sink."""
+"""The copy source's options and the summary rows its tasks hand to Spark."""
 
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
 from seaway.mirror.copy.source import parse_copy_options
 from seaway.mirror.copy.spec import SUMMARY_FIELDS, MirrorCopySpec, RangeSummary
 from seaway.mirror.metrics import MirrorMetrics, PartitionStats, record_ranges
-from seaway.mirror.sink import MirrorCommitMessage, check_summary_schema
 from seaway.spark.kafka.options import KafkaOptionError
-from seaway.spark.kafka.schema import spark_schema
 
 SPEC = MirrorCopySpec("A", {"orders": "A.orders"}, {"bootstrap.servers": "b:9092"}, "offsets")
 OPTIONS = {"kafka.bootstrap.servers": "a:9092", "subscribe": "orders", "spec": SPEC.to_json()}
 
 
 def _as_row(summary: RangeSummary) -> dict[str, object]:
-    """What the sink gets back from Spark: the row as a dict of the summary's columns."""
+    """What Spark's progress shows of a row: a dict of the summary's columns."""
     return dict(zip([name for name, _ in SUMMARY_FIELDS], summary.row(), strict=True))
 
 
@@ -31,18 +27,6 @@ def test_a_summary_survives_the_trip_through_spark() -> None:
     bare = RangeSummary("orders", 2, 10, 20, -1, 0)
     assert RangeSummary.from_row(_as_row(bare)) == bare
     assert bare.copied == [] and summary.copied == [("orders", 2, 19)]
-
-
-def test_commit_message_keeps_the_last_offset_per_partition() -> None:
-    one = PartitionStats(records=2, bytes=4)
-    summaries = [
-        RangeSummary("orders", 0, 0, 50, 49, 50, stats=one),
-        RangeSummary("orders", 0, 50, 90, 89, 40, stats=one),  # the same partition, split
-        RangeSummary("orders", 1, 7, 9, -1, 0),  # only transaction markers: nothing copied
-    ]
-    message = MirrorCommitMessage.of(reversed(summaries))
-    assert message.copied == [("orders", 0, 89)]
-    assert message.records == 90
 
 
 def test_observed_summaries_record_remote_stats_and_copied_offsets() -> None:
@@ -89,15 +73,8 @@ def test_bad_copy_options_name_the_option(options: dict[str, str], message: str)
 
 
 @pytest.mark.parametrize("split", ["minPartitions", "maxRecordsPerPartition"])
-def test_an_exactly_once_copy_refuses_to_split_a_partition(split: str) -> None:
-    eos = MirrorCopySpec(**{**SPEC.__dict__, "exactly_once": True})
-    parse_copy_options({**OPTIONS, split: "4"})  # fine at least once
-    with pytest.raises(KafkaOptionError, match="one transactional id per partition"):
-        parse_copy_options({**OPTIONS, "spec": eos.to_json(), split: "4"})
-
-
-def test_the_sink_takes_only_summary_rows() -> None:
-    types = {"string": StringType(), "int": IntegerType(), "bigint": LongType()}
-    check_summary_schema(StructType([StructField(n, types[t]) for n, t in SUMMARY_FIELDS]))
-    with pytest.raises(ValueError, match=re.escape("readStream.format('seaway-mirror-copy')")):
-        check_summary_schema(spark_schema(include_headers=True))
+@pytest.mark.parametrize("exactly_once", [False, True])
+def test_a_copy_refuses_to_split_a_partition(split: str, exactly_once: bool) -> None:
+    spec = MirrorCopySpec(**{**SPEC.__dict__, "exactly_once": exactly_once})
+    with pytest.raises(KafkaOptionError, match="out of order"):
+        parse_copy_options({**OPTIONS, "spec": spec.to_json(), split: "4"})

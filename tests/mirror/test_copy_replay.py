@@ -1,13 +1,15 @@
-"""The exactly-once copy of one offset range, without Spark, through Seaway's batch client
+"""The copy of offset ranges, without Spark. Exactly once, through Seaway's batch client
 and through librdkafka (forced; the clusters whose SASL mechanism only it speaks): an
 attempt repeated after its transaction committed (what a Spark task retry does) writes
-nothing twice, and an attempt that fails mid-way leaves nothing visible."""
+nothing twice, and an attempt that fails mid-way leaves nothing visible. At least once: a
+task stores its MM2 offsets only for what was acknowledged."""
 
 from __future__ import annotations
 
 import functools
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -21,7 +23,7 @@ from confluent_kafka.admin import (
 )
 
 from seaway.kafka.ranges import OffsetRange
-from seaway.mirror.copy.loop import copy_range
+from seaway.mirror.copy.loop import copy_range, copy_ranges
 from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.formats import OffsetSync
 from seaway.mirror.lag import stored_offsets
@@ -158,3 +160,29 @@ def test_a_failed_attempt_leaves_nothing_visible(
     retry = copy(spec, options, OffsetRange(source, 0, 10, RECORDS))
     assert (retry.records, retry.copied) == (RECORDS - 10, [(source, 0, RECORDS - 1)])
     assert _values(b, remote) == [_value(o) for o in range(RECORDS)]
+
+
+def test_at_least_once_a_task_stores_the_offsets_of_what_it_copied(
+    flow: tuple[MirrorCopySpec, SourceOptions], cluster_b: Any
+) -> None:
+    """A task's ranges store their MM2 offsets themselves once all are acknowledged (no
+    commit step after the micro-batch); a task that fails stores none, so the restart copies
+    its ranges again and misses nothing."""
+    eos, options = flow
+    spec = replace(eos, exactly_once=False)
+    source, remote = next(iter(spec.remote_topics.items()))
+    b = cluster_b.bootstrap_servers
+
+    def stored() -> dict[tuple[str, int], int]:
+        return stored_offsets(b, spec.source_alias, topic=spec.offsets_topic)
+
+    first = copy_ranges(spec, [(options, OffsetRange(source, 0, 0, 10))])
+    assert [s.copied for s in first] == [[(source, 0, 9)]]
+    assert stored() == {(source, 0): 9}
+    with pytest.raises(RuntimeError, match=rf"Mirroring {source}\[0\] failed"):
+        copy_ranges(spec, [(options, OffsetRange(source, 0, 10, RECORDS))])
+    assert stored() == {(source, 0): 9}  # records before BIG were written, not stored
+    _allow_big_records(b, remote)
+    copy_ranges(spec, [(options, OffsetRange(source, 0, 10, RECORDS))])
+    assert stored() == {(source, 0): RECORDS - 1}
+    assert set(_values(b, remote)) == {_value(o) for o in range(RECORDS)}
