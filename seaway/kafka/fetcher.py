@@ -31,7 +31,13 @@ from seaway.protocol.framing import make, nested
 from seaway.protocol.record_codec import CONTROL_ABORT, control_type
 from seaway.protocol.records import BatchHeader, InvalidBatch, check_crc, iter_batches
 
-__all__ = ["CorruptBatchError", "FetchedBatch", "PartitionFetcher"]
+__all__ = [
+    "CorruptBatchError",
+    "FetchedBatch",
+    "PartitionFetcher",
+    "data_batches",
+    "fetch_request",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +58,52 @@ class FetchedBatch:
 
     header: BatchHeader
     data: memoryview
+
+
+def fetch_request(
+    connection: Connection,
+    positions: dict[str, dict[int, int]],
+    *,
+    read_committed: bool,
+    max_bytes: int,
+    max_wait_ms: int,
+    partition_max_bytes: int | None = None,
+) -> Any:
+    """A Fetch (v4-12, as the broker speaks) of *positions* ``{topic: {partition: offset}}``:
+    answered once a byte is there or after *max_wait_ms*."""
+    cls = connection.request_class(ApiKey.FETCH, 4, 12)
+    topic_cls, partition_cls = nested(cls, "FetchTopic"), nested(cls, "FetchPartition")
+    return make(
+        cls,
+        replica_id=-1,
+        max_wait=timedelta(milliseconds=max_wait_ms),
+        min_bytes=1,
+        max_bytes=max_bytes,
+        isolation_level=READ_COMMITTED if read_committed else READ_UNCOMMITTED,
+        session_id=0,
+        session_epoch=-1,
+        topics=tuple(
+            make(
+                topic_cls,
+                topic=TopicName(topic),
+                partitions=tuple(
+                    make(
+                        partition_cls,
+                        partition=partition,
+                        current_leader_epoch=-1,
+                        fetch_offset=offset,
+                        last_fetched_epoch=-1,
+                        log_start_offset=-1,
+                        partition_max_bytes=partition_max_bytes or max_bytes,
+                    )
+                    for partition, offset in partitions.items()
+                ),
+            )
+            for topic, partitions in positions.items()
+        ),
+        forgotten_topics_data=(),
+        rack_id="",
+    )
 
 
 def _raise_data_loss(position: int, what: str, skip_to: int) -> int:
@@ -85,36 +137,12 @@ class PartitionFetcher:
 
     def _send(self, offset: int) -> tuple[Connection, Pending]:
         connection = self.cluster.leader(self.topic, self.partition)
-        cls = connection.request_class(ApiKey.FETCH, 4, 12)
-        topic_cls, partition_cls = nested(cls, "FetchTopic"), nested(cls, "FetchPartition")
-        request = make(
-            cls,
-            replica_id=-1,
-            max_wait=timedelta(milliseconds=self.max_wait_ms),
-            min_bytes=1,
+        request = fetch_request(
+            connection,
+            {self.topic: {self.partition: offset}},
+            read_committed=self.isolation == READ_COMMITTED,
             max_bytes=self.max_bytes,
-            isolation_level=self.isolation,
-            session_id=0,
-            session_epoch=-1,
-            topics=(
-                make(
-                    topic_cls,
-                    topic=TopicName(self.topic),
-                    partitions=(
-                        make(
-                            partition_cls,
-                            partition=self.partition,
-                            current_leader_epoch=-1,
-                            fetch_offset=offset,
-                            last_fetched_epoch=-1,
-                            log_start_offset=-1,
-                            partition_max_bytes=self.max_bytes,
-                        ),
-                    ),
-                ),
-            ),
-            forgotten_topics_data=(),
-            rack_id="",
+            max_wait_ms=self.max_wait_ms,
         )
         return connection, connection.send(request)
 
@@ -227,44 +255,48 @@ class PartitionFetcher:
     def _committed(
         self, data: Any, position: int, end: int
     ) -> tuple[list[FetchedBatch], int, CorruptBatchError | None]:
-        """The data batches of one fetched partition holding offsets in ``[position, end)``
-        (aborted ones dropped under read_committed), the offset after the last batch seen,
-        and the error for a corrupt batch (the batches before it are returned). Batches
-        from *end* on are not looked at."""
-        records = data.records
-        if not records:
-            return [], position, None
-        view = memoryview(records)
-        aborted = [
-            (int(a.first_offset), int(a.producer_id)) for a in data.aborted_transactions or ()
-        ]
-        heapq.heapify(aborted)
-        aborted_pids: set[int] = set()
-        out: list[FetchedBatch] = []
-        try:
-            for pos, header in iter_batches(view, check_crc=False):
-                if header.last_offset < position:
+        return data_batches(data, position, end, self.isolation == READ_COMMITTED, str(self))
+
+
+def data_batches(
+    data: Any, position: int, end: int, read_committed: bool, where: str
+) -> tuple[list[FetchedBatch], int, CorruptBatchError | None]:
+    """The data batches of one fetched partition (*where*: ``topic[partition]``) holding
+    offsets in ``[position, end)`` (aborted ones dropped under *read_committed*), the offset
+    after the last batch seen, and the error for a corrupt batch (the batches before it are
+    returned). Batches from *end* on are not looked at."""
+    records = data.records
+    if not records:
+        return [], position, None
+    view = memoryview(records)
+    aborted = [(int(a.first_offset), int(a.producer_id)) for a in data.aborted_transactions or ()]
+    heapq.heapify(aborted)
+    aborted_pids: set[int] = set()
+    out: list[FetchedBatch] = []
+    try:
+        for pos, header in iter_batches(view, check_crc=False):
+            if header.last_offset < position:
+                continue
+            if header.base_offset >= end:
+                break
+            check_crc(view, pos, header)
+            batch = view[pos : pos + header.size]
+            if read_committed and header.has_producer_id:
+                while aborted and aborted[0][0] <= header.last_offset:
+                    aborted_pids.add(heapq.heappop(aborted)[1])
+                if header.is_control and control_type(batch) == CONTROL_ABORT:
+                    aborted_pids.discard(header.producer_id)
+                elif header.is_transactional and header.producer_id in aborted_pids:
+                    position = header.next_offset
                     continue
-                if header.base_offset >= end:
-                    break
-                check_crc(view, pos, header)
-                batch = view[pos : pos + header.size]
-                if self.isolation == READ_COMMITTED and header.has_producer_id:
-                    while aborted and aborted[0][0] <= header.last_offset:
-                        aborted_pids.add(heapq.heappop(aborted)[1])
-                    if header.is_control and control_type(batch) == CONTROL_ABORT:
-                        aborted_pids.discard(header.producer_id)
-                    elif header.is_transactional and header.producer_id in aborted_pids:
-                        position = header.next_offset
-                        continue
-                if not header.is_control:
-                    out.append(FetchedBatch(header, batch))
-                position = header.next_offset
-        except InvalidBatch as error:
-            corrupt = CorruptBatchError(
-                f"Corrupt record batch in {self} at offset {position}: {error}. Nothing at or "
-                "after it is read; the source's data must be repaired (or the offsets skipped "
-                "with a reset) before this partition can go on."
-            )
-            return out, position, corrupt
-        return out, position, None
+            if not header.is_control:
+                out.append(FetchedBatch(header, batch))
+            position = header.next_offset
+    except InvalidBatch as error:
+        corrupt = CorruptBatchError(
+            f"Corrupt record batch in {where} at offset {position}: {error}. Nothing at or "
+            "after it is read; the source's data must be repaired (or the offsets skipped "
+            "with a reset) before this partition can go on."
+        )
+        return out, position, corrupt
+    return out, position, None

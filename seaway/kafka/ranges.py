@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from seaway.kafka import pool
 from seaway.kafka.fetcher import DataLossHandler, FetchedBatch, PartitionFetcher
+from seaway.kafka.follower import Follower
 from seaway.kafka.librdkafka_fetcher import LibrdkafkaFetcher
 from seaway.kafka.librdkafka_producer import LibrdkafkaProducer
 from seaway.kafka.producer import BatchProducer, Delivery
@@ -29,6 +30,7 @@ __all__ = [
     "RangeFetcher",
     "RangeProducer",
     "range_fetcher",
+    "range_follower",
     "range_producer",
     "uses_librdkafka",
 ]
@@ -102,6 +104,19 @@ def range_fetcher(
     cluster = pool.shared_cluster(str(config["bootstrap.servers"]), client_id, config)
     read_committed = config.get("isolation.level") == "read_committed"
     return PartitionFetcher(cluster, topic, partition, read_committed=read_committed)
+
+
+def range_follower(
+    config: Mapping[str, Any], positions: dict[tuple[str, int], int], *, client_id: str
+) -> Follower | None:
+    """A :class:`~seaway.kafka.follower.Follower` of *positions* for a consumer of
+    librdkafka settings *config*, on the process's shared cluster; None where the batch
+    client does not reach the cluster (librdkafka's consumer does not follow)."""
+    if uses_librdkafka(config):
+        return None
+    cluster = pool.shared_cluster(str(config["bootstrap.servers"]), client_id, config)
+    read_committed = config.get("isolation.level") == "read_committed"
+    return Follower(cluster, positions, read_committed=read_committed)
 
 
 def range_producer(

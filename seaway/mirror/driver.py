@@ -61,6 +61,7 @@ from seaway.mirror.metrics import MirrorMetrics
 from seaway.mirror.metrics_server import MetricsServer
 from seaway.mirror.policy import replication_policy
 from seaway.mirror.source_flow import (
+    FOLLOW_MS,
     TRIGGER_INTERVAL_DEFAULT_MS,
     TRIGGER_INTERVAL_MS,
     FlowSettings,
@@ -216,6 +217,7 @@ class MirrorMaker:
         )
         self._start_heartbeats()
         now = time.monotonic()
+        flows = sum(1 for source in self.sources.values() if source.enabled)
         for pair, source in self.sources.items():
             if not source.enabled:
                 continue
@@ -230,6 +232,11 @@ class MirrorMaker:
             settings.trigger_ms = monitoring.non_negative_int(
                 raw, TRIGGER_INTERVAL_MS, TRIGGER_INTERVAL_DEFAULT_MS, str(pair)
             )
+            settings.follow_ms = monitoring.non_negative_int(raw, FOLLOW_MS, 0, str(pair))
+            if settings.follow_ms and settings.exactly_once:
+                log.warning("%s: %s is at least once only; the flow copies exactly once "
+                            "without following", pair, FOLLOW_MS)  # fmt: skip
+            settings.flows = flows
             canary = monitoring.flow_canary(raw, settings, self.metrics)
             if canary is not None:
                 canary.start()  # creates the canary topic before the flow lists the topics

@@ -6,13 +6,14 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.broker.clients import quiet
@@ -126,6 +127,21 @@ def _wait(what: str, check: Any, timeout: float = 180) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _restart_and_check(config: Path, log: Path, a: str, b: str, topic: str, total: int) -> None:
+    """Start the mirror again, wait for all *total* records on B, and check that every one
+    of the source arrived, in order, duplicates only re-sent."""
+    remote = f"A.{topic}"
+    proc = _start(config, log)
+    try:
+        _wait("every record on B", lambda: _count(b, remote) >= total)
+    finally:
+        _stop(proc)
+    source, copy = _values(a, topic), _values(b, remote)
+    for p in range(PARTITIONS):
+        assert set(copy[p]) == set(source[p])  # nothing lost
+        assert list(dict.fromkeys(copy[p])) == source[p]  # in order, duplicates only re-sent
+
+
 def test_kill9_mid_flow_loses_nothing(tmp_path: Path, cluster_a: Any, cluster_b: Any) -> None:
     a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
     topic = f"events-{uuid.uuid4().hex[:6]}"
@@ -140,15 +156,7 @@ def test_kill9_mid_flow_loses_nothing(tmp_path: Path, cluster_a: Any, cluster_b:
     finally:
         _kill(proc)
     _produce(a, topic, 60_000, 20_000)  # written while the mirror is down
-    proc = _start(config, tmp_path / "mm2.log")
-    try:
-        _wait("every record on B", lambda: _count(b, remote) >= 80_000)
-    finally:
-        _stop(proc)
-    source, copy = _values(a, topic), _values(b, remote)
-    for p in range(PARTITIONS):
-        assert set(copy[p]) == set(source[p])  # nothing lost
-        assert list(dict.fromkeys(copy[p])) == source[p]  # in order, duplicates only re-sent
+    _restart_and_check(config, tmp_path / "mm2.log", a, b, topic, 80_000)
 
 
 def test_bad_mm2_properties_name_the_key(tmp_path: Path) -> None:
@@ -166,3 +174,47 @@ def test_bad_mm2_properties_name_the_key(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "C->B.enabled" in done.stderr
+
+
+def test_kill9_while_following_loses_nothing(
+    tmp_path: Path, cluster_a: Any, cluster_b: Any
+) -> None:
+    """With seaway.flow.follow.ms the flow's tasks copy records as they arrive, past what
+    Spark planned; a kill -9 while they follow, and records written while it is down, lose
+    nothing: the restart resumes from the offsets the tasks stored."""
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    topic = f"follow-{uuid.uuid4().hex[:6]}"
+    admin = AdminClient({"bootstrap.servers": a})
+    admin.create_topics([NewTopic(topic, PARTITIONS, 1)])[topic].result(30)
+    config = _mm2_properties(
+        tmp_path / "mm2.properties", a, b, topic, **{"seaway.flow.follow.ms": "3000"}
+    )
+    remote = f"A.{topic}"
+    written = 0
+    stop = threading.Event()
+
+    def trickle() -> None:  # 100 records every 50 ms while the mirror runs
+        nonlocal written
+        while not stop.is_set():
+            _produce(a, topic, written, 100)
+            written += 100
+            time.sleep(0.05)
+
+    proc = _start(config, tmp_path / "mm2.log")
+    producing = threading.Thread(target=trickle)
+    producing.start()
+    try:
+        _wait("records copied while they arrive", lambda: _count(b, remote) > 3_000)
+    finally:
+        _kill(proc)
+        stop.set()
+        producing.join()
+    _produce(a, topic, written, 5_000)  # written while the mirror is down
+    _restart_and_check(config, tmp_path / "mm2.log", a, b, topic, written + 5_000)
+    # The tasks recorded how far they followed, for each next micro-batch to start there.
+    target = AdminClient({"bootstrap.servers": b})
+    request = ConsumerGroupTopicPartitions(
+        "__seaway-mirror-A-B", [TopicPartition(remote, p) for p in range(PARTITIONS)]
+    )
+    progress = target.list_consumer_group_offsets([request])["__seaway-mirror-A-B"].result(30)
+    assert all(tp.offset > 0 and tp.metadata for tp in progress.topic_partitions)

@@ -27,28 +27,35 @@ that failed is dropped.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
 
 from seaway.connect.api.structs import TopicPartition
 from seaway.kafka import pool, topic_limits
-from seaway.kafka.fetcher import CorruptBatchError
+from seaway.kafka.errors import KafkaClientError
+from seaway.kafka.fetcher import CorruptBatchError, FetchedBatch
 from seaway.kafka.producer import Delivery, ProduceError
 from seaway.kafka.ranges import OffsetRange, RangeProducer, range_producer, uses_librdkafka
 from seaway.kafka.transactions import Marker, write_range
+from seaway.mirror.copy.ledger import record_progress
 from seaway.mirror.copy.offsets import send_offset, store_offsets
 from seaway.mirror.copy.outgoing import Outgoing, Upstream
 from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary
 from seaway.mirror.copy.syncs import SyncSender
 from seaway.mirror.metrics import RunningStats, now_ms
+from seaway.protocol.errors import KafkaError as ProtocolError
 from seaway.spark.kafka.options import SourceOptions
-from seaway.spark.kafka.reader import fetch_range
+from seaway.spark.kafka.reader import fetch_range, follow_partitions
 
 log = logging.getLogger(__name__)
 
 __all__ = ["copy_range", "copy_ranges"]
 
 _LIBRDKAFKA_LOGGED: set[str] = set()
+_FOLLOW_WAIT_MS: Final = 500  # a following task's longest wait for a record, per poll
+_STORE_EVERY_S: Final = 1.0  # how often a following task stores its offsets
 
 
 def _producer(
@@ -75,8 +82,26 @@ def _log_librdkafka(spec: MirrorCopySpec, options: SourceOptions, librdkafka: bo
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """A sent batch's tag: the copy it belongs to, and the upstream offsets it holds."""
+
+    copy: _Copy
+    upstream: Upstream
+
+
+def _fold(acked: list[Delivery]) -> None:
+    """Fold each acknowledged batch into its copy (an MM2 offset record has no tag)."""
+    for delivery in acked:
+        if isinstance(delivery.tag, _Sent):
+            delivery.tag.copy.fold(delivery, delivery.tag.upstream)
+
+
 class _Copy:
-    """One range's copy: batches out, acknowledgements folded into syncs and progress."""
+    """One partition's copy: batches out, acknowledgements folded into syncs and progress.
+
+    The task's copies share its producer; each batch's tag (:class:`_Sent`) names the copy
+    its acknowledgement goes to."""
 
     def __init__(
         self,
@@ -98,74 +123,83 @@ class _Copy:
         self.records = 0
 
     def run(self, options: SourceOptions, start: int) -> None:
-        r = self.range
-        target = self.spec.target_producer["bootstrap.servers"]
-        max_bytes = topic_limits.max_message_bytes(target, self.remote, self.producer)
+        """Copy the range from *start*, and wait until all of it is acknowledged."""
         batches = fetch_range(
             options,
-            replace(r, start=start),
+            replace(self.range, start=start),
             client_id=f"seaway-mirror-{self.spec.source_alias}",
             librdkafka=self.librdkafka,
         )
-        outgoing = Outgoing(start, r.end, max_bytes)
+        self.copy(batches, start, self.range.end)
+        self.acknowledged()
+
+    def copy(self, batches: Iterable[FetchedBatch], start: int, end: int) -> None:
+        """Send what *batches* hold of ``[start, end)`` (acknowledgements come later)."""
+        target = self.spec.target_producer["bootstrap.servers"]
+        outgoing = Outgoing(start, end, topic_limits.max_message_bytes(target, self.remote,
+                                                                        self.producer))  # fmt: skip
         try:
             try:
                 for batch in batches:
                     if self.stats is not None:  # MM2's record age is taken when it is read
                         h = batch.header
-                        count = min(h.last_offset, r.end - 1) - max(h.base_offset, start) + 1
+                        count = min(h.last_offset, end - 1) - max(h.base_offset, start) + 1
                         now = now_ms()
                         self.stats.add_batch(count, h.size, h.base_timestamp, h.max_timestamp, now)
                     self.send(outgoing.add(batch))
             except CorruptBatchError:  # what came before it is good: copy it, then stop
                 self.send(outgoing.flush())
-                self.producer.flush()
-                self.fold(self.producer.take_acked())
+                self.acknowledged()
                 raise
             self.send(outgoing.flush())
+        except ProduceError as error:
+            raise self.failed(error) from error
+
+    def acknowledged(self) -> None:
+        """Wait until everything sent is acknowledged, and fold it."""
+        try:
             self.producer.flush()
         except ProduceError as error:
-            # perhaps the limit changed: read it again
-            topic_limits.forget(self.spec.target_producer["bootstrap.servers"], self.remote)
-            raise RuntimeError(f"Mirroring {r.topic}[{r.partition}] failed: {error}") from error
-        self.fold(self.producer.take_acked())
+            raise self.failed(error) from error
+        _fold(self.producer.take_acked())
+
+    def failed(self, error: ProduceError) -> RuntimeError:
+        # perhaps the limit changed: read it again
+        topic_limits.forget(self.spec.target_producer["bootstrap.servers"], self.remote)
+        r = self.range
+        return RuntimeError(f"Mirroring {r.topic}[{r.partition}] failed: {error}")
 
     def send(self, batches: Iterator[tuple[bytes | memoryview, Upstream]]) -> None:
         """Send batches to the remote partition; fold what was acknowledged meanwhile."""
         sent = False
         for data, upstream in batches:
-            self.producer.send(self.remote, self.range.partition, data, tag=upstream)
+            self.producer.send(self.remote, self.range.partition, data, tag=_Sent(self, upstream))
             sent = True
         if sent:
-            self.fold(self.producer.take_acked())
+            _fold(self.producer.take_acked())
 
-    def fold(self, acked: list[Delivery]) -> None:
-        """Map acknowledged batches to their target offsets; feed MM2's sync rule."""
+    def fold(self, delivery: Delivery, runs: Upstream) -> None:
+        """Map an acknowledged batch to its target offsets; feed MM2's sync rule."""
         writer = self.syncs.writer
-        for delivery in acked:
-            runs: Upstream | None = delivery.tag
-            if runs is None:  # the MM2 offset record of an exactly-once range
-                continue
-            base, at = delivery.base_offset, 0
-            for upstream in runs:
-                n = len(upstream)
-                self.records += n
-                self.last = upstream[-1]
-                if writer is not None and base >= 0:
-                    downstream = (
-                        range(base + at, base + at + n)
-                        if delivery.downstream is None
-                        else delivery.downstream[at : at + n]
-                    )
-                    syncs = writer.queue_offset_syncs_run(self.partition, upstream, downstream)
-                    self.syncs.add(syncs)
-                at += n
+        base, at = delivery.base_offset, 0
+        for upstream in runs:
+            n = len(upstream)
+            self.records += n
+            self.last = upstream[-1]
+            if writer is not None and base >= 0:
+                downstream = (
+                    range(base + at, base + at + n)
+                    if delivery.downstream is None
+                    else delivery.downstream[at : at + n]
+                )
+                syncs = writer.queue_offset_syncs_run(self.partition, upstream, downstream)
+                self.syncs.add(syncs)
+            at += n
 
     def summary(self, skipped: int = 0) -> RangeSummary:
         r = self.range
-        summary = RangeSummary(
-            r.topic, r.partition, r.start, r.end, self.last, self.records, skipped
-        )
+        end = max(r.end, self.last + 1)  # past the planned end where it followed
+        summary = RangeSummary(r.topic, r.partition, r.start, end, self.last, self.records, skipped)
         if self.stats is not None:
             summary = replace(summary, stats=self.stats.acked(now_ms()))
         return summary
@@ -201,7 +235,7 @@ def copy_range(
 
 def copy_ranges(
     spec: MirrorCopySpec,
-    ranges: Iterable[tuple[SourceOptions, OffsetRange]],
+    ranges: Sequence[tuple[SourceOptions, OffsetRange]],
     *,
     librdkafka: bool | None = None,
 ) -> list[RangeSummary]:
@@ -210,18 +244,80 @@ def copy_ranges(
     At least once the MM2 offsets of what was copied are stored once all of it is
     acknowledged, in one round trip; exactly-once ranges stored theirs in their
     transactions. Either way the micro-batch needs no commit step after its tasks: a
-    restart resumes from what the tasks stored.
+    restart resumes from what the tasks stored. With ``spec.follow_ms`` (at least once)
+    the task then keeps copying its partitions as records arrive until that long after it
+    started (:func:`_follow`), and records how far it got for the next micro-batch
+    (:mod:`~seaway.mirror.copy.ledger`).
     """
-    summaries = [copy_range(spec, options, r, librdkafka=librdkafka) for options, r in ranges]
-    copied = [c for s in summaries for c in s.copied]
-    if copied and not spec.exactly_once:
-        producer = _producer(spec, librdkafka)
+    if spec.exactly_once:
+        return [copy_range(spec, options, r, librdkafka=librdkafka) for options, r in ranges]
+    deadline = time.monotonic() + spec.follow_ms / 1000
+    producer = _producer(spec, librdkafka)
+    syncs = SyncSender(spec, hold=False)
+    copies = [_Copy(spec, r, producer, syncs, librdkafka) for _, r in ranges]
+    try:
+        for (options, r), copy in zip(ranges, copies, strict=True):
+            _log_librdkafka(spec, options, librdkafka)
+            copy.run(options, r.start)
+        if spec.follow_ms and ranges and librdkafka is not True:
+            _follow(spec, ranges[0][0], copies, deadline)
+        _store(spec, copies)
+    except BaseException:
+        pool.drop(producer)  # what it holds unacknowledged is never sent later
+        raise
+    syncs.finish()
+    return [copy.summary() for copy in copies]
+
+
+def _store(spec: MirrorCopySpec, copies: list[_Copy]) -> None:
+    """Store the MM2 offsets of what *copies* copied (all of it acknowledged and folded),
+    and when following, record the progress the next micro-batch plans from."""
+    copied = [(c.range.topic, c.range.partition, c.last) for c in copies if c.last >= 0]
+    if copied:
+        store_offsets(copies[0].producer, spec, copied)
+        if spec.follow_ms:
+            record_progress(spec, copied)
+
+
+def _follow(
+    spec: MirrorCopySpec, options: SourceOptions, copies: list[_Copy], deadline: float
+) -> None:
+    """Copy what arrives on the partitions of *copies* after their ranges, until *deadline*.
+
+    One Fetch per poll for all of them (:class:`~seaway.kafka.follower.Follower`: the
+    broker answers as soon as a record is there); what came is sent, then acknowledged
+    before the next poll. A source that cannot be followed (librdkafka only), or an error,
+    ends following: the next micro-batch plans from where the copies got to."""
+    by_partition = {(c.range.topic, c.range.partition): c for c in copies}
+    positions = {tp: max(c.range.end, c.last + 1) for tp, c in by_partition.items()}
+    client_id = f"seaway-mirror-{spec.source_alias}"
+    follower = follow_partitions(options, positions, client_id=client_id)
+    stored, stored_at = [c.last for c in copies], time.monotonic()
+    while follower is not None and follower.positions:
+        now = time.monotonic()
+        left_ms = int((deadline - now) * 1000)
+        if left_ms <= 0:
+            return
+        if now - stored_at >= _STORE_EVERY_S and [c.last for c in copies] != stored:
+            _store(spec, copies)  # a task cancelled or lost copies little again
+            stored, stored_at = [c.last for c in copies], now
+        follower.max_wait_ms = min(left_ms, _FOLLOW_WAIT_MS)
+        before = dict(follower.positions)
         try:
-            store_offsets(producer, spec, copied)
-        except BaseException:
-            pool.drop(producer)
-            raise
-    return summaries
+            fetched = follower.poll()
+        except (KafkaClientError, ProtocolError) as error:  # incl. a corrupt batch
+            log.debug("%s: following ends: %s", spec.flow, error)
+            return
+        for tp, batches in fetched.items():
+            by_partition[tp].copy(batches, before[tp], batches[-1].header.next_offset)
+        if fetched:  # the copies share the producer: wait for all of them
+            try:
+                copies[0].producer.flush()
+            except ProduceError as error:  # it names the partition
+                for copy in copies:
+                    topic_limits.forget(spec.target_producer["bootstrap.servers"], copy.remote)
+                raise RuntimeError(f"Mirroring {spec.flow} failed: {error}") from error
+            _fold(copies[0].producer.take_acked())
 
 
 # --- exactly once ------------------------------------------------------------------------------

@@ -24,13 +24,17 @@ The copy spec (:class:`~seaway.mirror.copy.spec.MirrorCopySpec`) comes as JSON i
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.types import StructType
 
+from seaway.kafka.ranges import OffsetRange
+from seaway.mirror.copy.ledger import copied_up_to
 from seaway.mirror.copy.loop import copy_ranges
 from seaway.mirror.copy.spec import SUMMARY_FIELDS, MirrorCopySpec
+from seaway.spark.kafka.offsets import PartitionOffsets, from_json_dict
 from seaway.spark.kafka.options import KafkaOptionError, SourceOptions, parse_source_options
 from seaway.spark.kafka.stream import KafkaMicroBatchReader, KafkaRangePartition
 
@@ -59,7 +63,33 @@ class MirrorCopyReader(KafkaMicroBatchReader):
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         ranges = [p for p in super().partitions(start, end) if isinstance(p, KafkaRangePartition)]
+        if self.spec.follow_ms and not self.spec.exactly_once:
+            ranges = self._following(ranges, from_json_dict(end))
         return [RangeGroup(group) for group in group_ranges(ranges, self.spec.tasks)]
+
+    def _following(
+        self, ranges: list[KafkaRangePartition], end: PartitionOffsets
+    ) -> list[KafkaRangePartition]:
+        """Follow mode: every partition gets a task (an empty range at its end where nothing
+        is planned, for its task to follow), and each range starts after what this run's
+        following tasks already copied past Spark's plan (:mod:`~seaway.mirror.copy.ledger`).
+        """
+        planned = {(p.range.topic, p.range.partition) for p in ranges}
+        ranges = ranges + [
+            KafkaRangePartition(self.options, OffsetRange(t, p, o, o))
+            for (t, p), o in sorted(end.items())
+            if (t, p) not in planned
+        ]
+        done = copied_up_to(self.spec, [(p.range.topic, p.range.partition) for p in ranges])
+        moved = []
+        for part in ranges:
+            r = part.range
+            after = done.get((r.topic, r.partition), r.start)
+            if after > r.start:
+                r = replace(r, start=after, end=max(after, r.end))
+                part = KafkaRangePartition(part.options, r)
+            moved.append(part)
+        return moved
 
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
         assert isinstance(partition, RangeGroup)

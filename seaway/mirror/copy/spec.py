@@ -41,6 +41,8 @@ class MirrorCopySpec:
     target_alias: str = ""
     metrics: bool = False  # compute MM2's metrics (the driver reads them from Spark's progress)
     tasks: int = 0  # Spark tasks a micro-batch's ranges are grouped into, at most (0: one each)
+    follow_ms: int = 0  # at least once: tasks keep copying this long (0: planned ranges only)
+    run_id: str = ""  # this start of the flow (the progress a following task records)
 
     @property
     def flow(self) -> str:

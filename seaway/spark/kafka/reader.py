@@ -20,7 +20,8 @@ from typing import Any
 import pyarrow as pa
 
 from seaway.kafka.fetcher import CorruptBatchError, FetchedBatch
-from seaway.kafka.ranges import OffsetRange, range_fetcher
+from seaway.kafka.follower import Follower
+from seaway.kafka.ranges import OffsetRange, range_fetcher, range_follower
 from seaway.protocol.record_columns import BinaryColumn, Columns, decode_columns, section_of
 from seaway.spark.errors import SparkKafkaError
 from seaway.spark.kafka.options import SourceOptions
@@ -28,7 +29,7 @@ from seaway.spark.kafka.schema import HEADER_TYPE, arrow_schema
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DataLossError", "data_loss", "fetch_range", "read_range"]
+__all__ = ["DataLossError", "data_loss", "fetch_range", "follow_partitions", "read_range"]
 
 BATCH_ROWS = 10_000
 BATCH_BYTES = 16 << 20
@@ -80,6 +81,14 @@ def fetch_range(
     return fetcher.batches(
         r.start, r.end, timeout_s=options.poll_timeout_ms / 1000, on_data_loss=on_data_loss
     )
+
+
+def follow_partitions(
+    options: SourceOptions, positions: dict[tuple[str, int], int], *, client_id: str
+) -> Follower | None:
+    """A follower of *positions* on the source (:func:`seaway.kafka.ranges.range_follower`);
+    None where only librdkafka reaches it."""
+    return range_follower(_consumer_config(options), positions, client_id=client_id)
 
 
 def read_range(

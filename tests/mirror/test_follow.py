@@ -1,0 +1,103 @@
+"""A following copy task (``seaway.flow.follow.ms``), without Spark: it copies what arrives
+after its planned ranges until its deadline, stores MM2's offsets of all of it, records
+its progress for this run only, and the next micro-batch's plan starts after it."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from seaway.kafka.ranges import OffsetRange
+from seaway.mirror.copy.ledger import copied_up_to
+from seaway.mirror.copy.loop import copy_ranges
+from seaway.mirror.copy.source import MirrorCopyReader, parse_copy_options
+from seaway.mirror.copy.spec import MirrorCopySpec
+from seaway.mirror.lag import stored_offsets
+from seaway.spark.kafka.stream import KafkaRangePartition
+from tests.broker.clients import quiet, read_partition
+
+pytestmark = pytest.mark.waits
+
+PARTITIONS = 2
+FIRST = 10  # records per partition before the task starts; as many arrive while it follows
+
+
+def _produce(bootstrap: str, topic: str, start: int) -> None:
+    producer = Producer(quiet({"bootstrap.servers": bootstrap, "linger.ms": 0}))
+    for partition in range(PARTITIONS):
+        for i in range(start, start + FIRST):
+            producer.produce(topic, f"p{partition}-{i}".encode(), partition=partition)
+    assert producer.flush(30) == 0
+
+
+@pytest.fixture
+def following(cluster_a: Any, cluster_b: Any) -> tuple[MirrorCopySpec, dict[str, str]]:
+    """A topic of FIRST records per partition on A, its remote topic and offsets topic on
+    B, and the options of a copy that follows for 2 s."""
+    tag = uuid.uuid4().hex[:6]
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    topic, alias = f"src-{tag}", f"F{tag}"
+    source_admin = AdminClient(quiet({"bootstrap.servers": a}))
+    source_admin.create_topics([NewTopic(topic, PARTITIONS, 1)])[topic].result(30)
+    admin = AdminClient(quiet({"bootstrap.servers": b}))
+    for name, partitions, config in (
+        (f"{alias}.{topic}", PARTITIONS, {}),
+        (f"mm2-offsets.{alias}.internal", 25, {"cleanup.policy": "compact"}),
+    ):
+        admin.create_topics([NewTopic(name, partitions, 1, config=config)])[name].result(30)
+    _produce(a, topic, 0)
+    spec = MirrorCopySpec(
+        source_alias=alias,
+        remote_topics={topic: f"{alias}.{topic}"},
+        target_producer={"bootstrap.servers": b},
+        offsets_topic=f"mm2-offsets.{alias}.internal",
+        target_alias="B",
+        follow_ms=2000,
+        run_id="run-1",
+    )
+    options = {"kafka.bootstrap.servers": a, "subscribe": topic, "spec": spec.to_json()}
+    return spec, options
+
+
+def test_a_following_task_copies_what_arrives_after_its_ranges(
+    following: tuple[MirrorCopySpec, dict[str, str]], cluster_a: Any, cluster_b: Any
+) -> None:
+    spec, raw = following
+    source, spec_again = parse_copy_options(raw)
+    assert spec_again == spec
+    ((topic, remote),) = spec.remote_topics.items()
+    b = cluster_b.bootstrap_servers
+    later = threading.Timer(0.5, _produce, (cluster_a.bootstrap_servers, topic, FIRST))
+    later.start()
+    ranges = [(source, OffsetRange(topic, p, 0, FIRST)) for p in range(PARTITIONS)]
+    summaries = copy_ranges(spec, ranges)
+    later.join()
+
+    last = 2 * FIRST - 1  # the planned ranges ended at FIRST
+    assert [s.copied for s in summaries] == [[(topic, p, last)] for p in range(PARTITIONS)]
+    assert [s.end for s in summaries] == [last + 1] * PARTITIONS
+    for p in range(PARTITIONS):  # every record once, in order
+        copied = [m.value() for m in read_partition(b, remote, partition=p)]
+        assert copied == [f"p{p}-{i}".encode() for i in range(2 * FIRST)]
+    done = {(topic, p): last for p in range(PARTITIONS)}
+    assert stored_offsets(b, spec.source_alias, topic=spec.offsets_topic) == done
+    progress = {(topic, p): last + 1 for p in range(PARTITIONS)}
+    assert copied_up_to(spec, done) == progress
+    assert copied_up_to(replace(spec, run_id="run-2"), done) == {}  # another start's
+
+    # The next micro-batch: Spark planned [FIRST, 2 * FIRST + 5) of partition 0 and nothing
+    # of partition 1; the ranges start after what the task copied, and partition 1 gets an
+    # empty one at its end for its task to follow.
+    reader = MirrorCopyReader(source, spec)
+    planned = [KafkaRangePartition(source, OffsetRange(topic, 0, FIRST, last + 6))]
+    moved = reader._following(planned, {(topic, 0): last + 6, (topic, 1): last + 1})
+    assert [p.range for p in moved] == [
+        OffsetRange(topic, 0, last + 1, last + 6),
+        OffsetRange(topic, 1, last + 1, last + 1),
+    ]
