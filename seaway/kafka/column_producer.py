@@ -140,6 +140,7 @@ class ColumnProducer:
             None if rows.headers is None else header_buffers(rows.headers),
         )
         now = int(time.time() * 1000)
+        batches: list[tuple[str, int, bytes, Any]] = []  # sent together: packed per leader
         for partition, chosen in _groups(rows, count, selection):
             indices = None if chosen is None else _int32_buffer(chosen)
             total = len(rows) if chosen is None else len(chosen)
@@ -154,9 +155,10 @@ class ColumnProducer:
                     compression=self.codec,
                 )
                 target = partition if partition >= 0 else self._next_sticky(topic, count)
-                self.producer.send(topic, target, batch)
+                batches.append((topic, target, batch, None))
                 self.sent += encoded.records
                 position = encoded.next
+        self.producer.send_all(batches)
         self._take_acked()
 
     def _take_acked(self) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from seaway.kafka import pool
@@ -151,6 +151,12 @@ class LibrdkafkaProducer:
         self.producer.poll(0)
         self._check()  # fail fast: what follows a failed record is not delivered either
         return delivery
+
+    def send_all(
+        self, batches: Sequence[tuple[str, int, bytes | bytearray | memoryview, Any]]
+    ) -> list[Delivery]:
+        """:meth:`send` each ``(topic, partition, batch, tag)``."""
+        return [self.send(*item) for item in batches]
 
     def _produce_waiting(self, args: tuple[Any, ...]) -> None:
         while True:

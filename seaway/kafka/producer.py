@@ -4,8 +4,10 @@ A batch handed to :meth:`BatchProducer.send` goes to its partition's leader as i
 records, compression and timestamps untouched — after its header is made this producer's:
 producer id, epoch and base sequence written in, the transactional bit set or cleared, the
 CRC-32C recomputed (:func:`~seaway.protocol.records.restamp_producer`). Kafka takes one
-batch per partition per Produce request, so each batch is one request; up to
-``max_in_flight`` of them (and ``max_in_flight_bytes``) are on the wire per partition.
+batch per partition per Produce request: :meth:`BatchProducer.send_all` packs the batches
+it is given for several partitions of one leader into one request (a few records for each
+of many partitions cost one round trip, not one each); up to ``max_in_flight`` batches (and
+``max_in_flight_bytes``) are on the wire per partition.
 
 A retriable failure (leader moved, timeout, connection lost) sends every unacknowledged
 batch of the partition again, in order, with the same sequences, so the broker drops what
@@ -23,6 +25,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Final
@@ -62,9 +65,35 @@ class Delivery:
     tag: Any = None
     sequence: int = -1
     base_offset: int = -1
-    sent: tuple[Connection, Pending] | None = None
+    sent: _Request | None = None
     first_sent: float = 0.0
     downstream: list[int] | None = None
+
+
+@dataclass(slots=True, eq=False)
+class _Request:
+    """A Produce request on the wire, which the deliveries it carries share."""
+
+    connection: Connection
+    pending: Pending
+    response: Any = None
+    error: KafkaConnectionError | None = None
+
+    def result(self, topic: str, partition: int) -> Any:
+        """The response's part for *topic*/*partition* (the response is read once)."""
+        if self.response is None and self.error is None:
+            try:
+                self.response = self.connection.receive(self.pending)
+            except KafkaConnectionError as error:
+                self.error = error
+        if self.error is not None:
+            raise self.error
+        for t in self.response.responses:
+            if t.name == topic:
+                for result in t.partition_responses:
+                    if result.index == partition:
+                        return result
+        raise KafkaConnectionError(f"the Produce response has no {topic}[{partition}]")
 
 
 @dataclass(slots=True)
@@ -143,11 +172,40 @@ class BatchProducer:
         self, topic: str, partition: int, batch: bytes | bytearray | memoryview, tag: Any = None
     ) -> Delivery:
         """Queue *batch* (one whole v2 batch) for *topic*/*partition*; send it at once."""
+        return self.send_all([(topic, partition, batch, tag)])[0]
+
+    def send_all(
+        self, batches: Sequence[tuple[str, int, bytes | bytearray | memoryview, Any]]
+    ) -> list[Delivery]:
+        """Queue each ``(topic, partition, batch, tag)`` and send them at once, packed: one
+        Produce request per leader for as many partitions as it leads (a partition's
+        second batch goes in a second request)."""
         self._check_usable()
         if self.producer_id < 0:
             self.init()
         if self.transactional_id and not self._in_transaction:
             raise ProduceError(f"{self}: send outside a transaction (call begin() first)")
+        deliveries: list[Delivery] = []
+        unsent = 0  # deliveries[unsent:] are queued, not sent yet
+        for topic, partition, batch, tag in batches:
+            state = self._partitions.get((topic, partition))
+            if state is not None and not self._has_room(state, len(batch)):
+                self._send(deliveries[unsent:])  # what fills the partition goes first
+                unsent = len(deliveries)
+            deliveries.append(self._queue(topic, partition, batch, tag))
+        self._send(deliveries[unsent:])
+        return deliveries
+
+    def _has_room(self, state: _Partition, size: int) -> bool:
+        return not state.in_flight or (
+            len(state.in_flight) < self.max_in_flight
+            and state.in_flight_bytes + size <= self.max_in_flight_bytes
+        )
+
+    def _queue(
+        self, topic: str, partition: int, batch: bytes | bytearray | memoryview, tag: Any
+    ) -> Delivery:
+        """*batch* made this producer's and put in flight (waiting for room)."""
         state = self._partitions.setdefault((topic, partition), _Partition())
         if self.transactional_id and not state.in_transaction:
             self._add_partition(topic, partition)
@@ -155,15 +213,11 @@ class BatchProducer:
         data = bytearray(batch)
         header = parse_header(data, 0)
         delivery = Delivery(topic, partition, data, header.last_offset_delta + 1, tag)
-        while state.in_flight and (
-            len(state.in_flight) >= self.max_in_flight
-            or state.in_flight_bytes + len(data) > self.max_in_flight_bytes
-        ):
+        while not self._has_room(state, len(data)):
             self._complete_head(state)
         self._sequence(delivery, state)
         state.in_flight.append(delivery)
         state.in_flight_bytes += len(data)
-        self._send(delivery)
         return delivery
 
     def _sequence(self, delivery: Delivery, state: _Partition) -> None:
@@ -179,11 +233,35 @@ class BatchProducer:
         )
         state.next_sequence = (state.next_sequence + delivery.offsets) & 0x7FFFFFFF
 
-    def _send(self, delivery: Delivery) -> None:
-        if not delivery.first_sent:
-            delivery.first_sent = time.monotonic()
+    def _send(self, deliveries: Sequence[Delivery]) -> None:
+        """Send *deliveries*: per leader, requests of at most one batch per partition."""
+        now = time.monotonic()
+        requests: dict[Connection, list[dict[tuple[str, int], Delivery]]] = {}
+        for delivery in deliveries:
+            if not delivery.first_sent:
+                delivery.first_sent = now
+            try:
+                connection = self.cluster.leader(delivery.topic, delivery.partition)
+            except (KafkaConnectionError, KafkaError) as error:
+                delivery.sent = None  # sent again when the partition's head is completed
+                self.cluster.forget(error)
+                continue
+            layers = requests.setdefault(connection, [])
+            tp = (delivery.topic, delivery.partition)
+            layer = next((batch for batch in layers if tp not in batch), None)
+            if layer is None:
+                layer = {}
+                layers.append(layer)
+            layer[tp] = delivery
+        for connection, layers in requests.items():
+            for layer in layers:
+                self._send_request(connection, list(layer.values()))
+
+    def _send_request(self, connection: Connection, deliveries: list[Delivery]) -> None:
+        by_topic: dict[str, list[Delivery]] = {}
+        for delivery in deliveries:
+            by_topic.setdefault(delivery.topic, []).append(delivery)
         try:
-            connection = self.cluster.leader(delivery.topic, delivery.partition)
             cls = connection.request_class(ApiKey.PRODUCE, 3, 9)
             topic_cls, partition_cls = (
                 nested(cls, "TopicProduceData"),
@@ -194,20 +272,23 @@ class BatchProducer:
                 transactional_id=self.transactional_id,
                 acks=self.acks,
                 timeout=timedelta(seconds=self.cluster.request_timeout_s),
-                topic_data=(
+                topic_data=tuple(
                     make(
                         topic_cls,
-                        name=TopicName(delivery.topic),
-                        partition_data=(
-                            make(partition_cls, index=delivery.partition, records=delivery.batch),
+                        name=TopicName(topic),
+                        partition_data=tuple(
+                            make(partition_cls, index=d.partition, records=d.batch) for d in ds
                         ),
-                    ),
+                    )
+                    for topic, ds in by_topic.items()
                 ),
             )
-            delivery.sent = (connection, connection.send(request))
+            sent: _Request | None = _Request(connection, connection.send(request))
         except (KafkaConnectionError, KafkaError) as error:
-            delivery.sent = None  # sent again when the partition's head is completed
+            sent = None  # sent again when the partitions' heads are completed
             self.cluster.forget(error)
+        for delivery in deliveries:
+            delivery.sent = sent
 
     def _complete_head(self, state: _Partition) -> None:
         """Wait for the oldest batch in flight of a partition; resend on retriable errors."""
@@ -240,19 +321,17 @@ class BatchProducer:
         self.cluster.forget(error)
         time.sleep(self.cluster.retry_backoff_s)
         for again in state.in_flight:
-            self._send(again)
+            self._send([again])
 
     def _result(self, delivery: Delivery) -> Exception | None:
         """Read the answer to *delivery*; None when acknowledged, else the error."""
         if delivery.sent is None:
             return KafkaConnectionError("not sent")
-        connection, pending = delivery.sent
-        delivery.sent = None
+        sent, delivery.sent = delivery.sent, None
         try:
-            response = connection.receive(pending)
+            result = sent.result(delivery.topic, delivery.partition)
         except KafkaConnectionError as error:
             return error
-        result = response.responses[0].partition_responses[0]
         code = ErrorCode(result.error_code)
         if code in _ACKED:
             delivery.base_offset = int(result.base_offset)

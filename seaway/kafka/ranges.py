@@ -13,7 +13,7 @@ the callers cannot tell which one they got. :func:`range_fetcher` and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -68,6 +68,9 @@ class RangeProducer(Protocol):
     def send(
         self, topic: str, partition: int, batch: bytes | bytearray | memoryview, tag: Any = None
     ) -> Delivery: ...
+    def send_all(
+        self, batches: Sequence[tuple[str, int, bytes | bytearray | memoryview, Any]]
+    ) -> list[Delivery]: ...
     def flush(self) -> None: ...
     def take_acked(self) -> list[Delivery]: ...
     def topic_config(self, topic: str, name: str) -> str | None: ...

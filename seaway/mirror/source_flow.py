@@ -290,10 +290,6 @@ class MirrorSourceFlow:
         self.query = (
             summaries.writeStream.format("noop")
             .option("checkpointLocation", str(self._checkpoint))
-            # The checkpoint lives only as long as this query (a restart starts from MM2's
-            # offsets the tasks stored), so Spark need not write its offset and commit
-            # logs before and after every micro-batch: ~85 ms of a ~200 ms cycle.
-            .option("asyncProgressTrackingEnabled", "true")
             .queryName(f"mirror-source-{self.name}")
             .trigger(processingTime=f"{s.trigger_ms} milliseconds")
             .start()

@@ -121,6 +121,37 @@ def test_produced_batches_read_back_by_librdkafka(
     ]
 
 
+def test_send_all_packs_partitions_into_one_request(
+    bootstrap: str, cluster: KafkaCluster, topic_name: str
+) -> None:
+    """Batches for several partitions of one leader share a Produce request; a partition's
+    second batch goes in the next one, in order. A lost connection sends them all again
+    without doubling any."""
+    _create(bootstrap, topic_name, partitions=3)
+    producer = BatchProducer(cluster)
+
+    def batch(value: bytes) -> bytes:
+        return build_batch([Record(0, 1_700_000_000_000, None, value)] * 2)
+
+    items = [(topic_name, p, batch(b"%d" % p), p) for p in range(3)]
+    items.append((topic_name, 0, batch(b"0-again"), "again"))
+    first = producer.send_all(items)
+    assert first[0].sent is first[1].sent is first[2].sent  # one request for p0..p2
+    assert first[3].sent is not None and first[3].sent is not first[0].sent
+    producer.flush()
+    acked = {(d.partition, d.tag): d.base_offset for d in producer.take_acked()}
+    assert acked == {(0, 0): 0, (1, 1): 0, (2, 2): 0, (0, "again"): 2}
+
+    producer.send_all([(topic_name, p, batch(b"late"), None) for p in range(3)])
+    for connection in list(cluster._connections.values()):
+        connection._sock.close()  # answers unread: every batch goes again, same sequences
+    producer.flush()
+    assert sorted(d.base_offset for d in producer.take_acked()) == [2, 2, 4]
+    assert [list_offset(cluster, topic_name, p, LATEST) for p in range(3)] == [6, 4, 4]
+    values = [(m.partition(), m.value()) for m in _consume(bootstrap, topic_name, 14)]
+    assert values.count((0, b"0-again")) == 2 and values.count((1, b"late")) == 2
+
+
 def test_read_committed_drops_aborted_transactions(
     bootstrap: str, cluster: KafkaCluster, topic_name: str
 ) -> None:

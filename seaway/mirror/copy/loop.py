@@ -1,6 +1,7 @@
-"""The copy loop of a MirrorSource flow: one offset range of one source partition, A -> B.
+"""The copy loop of a MirrorSource flow: a task's offset ranges, A -> B.
 
-:func:`copy_range` runs inside a Spark task (``seaway-mirror-copy``'s ``read``): it fetches
+:func:`copy_ranges` runs inside a Spark task (``seaway-mirror-copy``'s ``read``); for each
+range (:func:`copy_range`) it fetches
 ``[start, end)`` of a source partition as record batches (the Kafka source's
 :func:`~seaway.spark.kafka.reader.fetch_range`: its end-of-log and data-loss rules, under
 read_committed without aborted records, control batches never) and produces them to the
@@ -13,7 +14,10 @@ for a cluster whose SASL mechanism the batch client does not speak.
 Each acknowledged batch maps its upstream offsets one to one onto the target's, and MM2's
 ``offset.lag.max`` rule runs over that run (:mod:`~seaway.mirror.copy.syncs`): the same
 syncs as record by record, so checkpoints translate exactly. MM2's metrics come from the
-same pass (:class:`~seaway.mirror.metrics.RunningStats`).
+same pass (:class:`~seaway.mirror.metrics.RunningStats`). At least once, the task then
+stores the MM2 offsets of what it copied (:mod:`~seaway.mirror.copy.offsets`); with
+``seaway.flow.follow.ms`` it first keeps copying its partitions as records arrive
+(:func:`_follow`), packing every partition's batches into one Produce request per poll.
 
 With ``exactly_once`` (``exactly.once.source.support=enabled``, KIP-618 as MM2 uses it
 since Kafka 3.5) the range's records, the partition's MM2 offset record and a marker
@@ -135,17 +139,11 @@ class _Copy:
 
     def copy(self, batches: Iterable[FetchedBatch], start: int, end: int) -> None:
         """Send what *batches* hold of ``[start, end)`` (acknowledgements come later)."""
-        target = self.spec.target_producer["bootstrap.servers"]
-        outgoing = Outgoing(start, end, topic_limits.max_message_bytes(target, self.remote,
-                                                                        self.producer))  # fmt: skip
+        outgoing = self._outgoing(start, end)
         try:
             try:
                 for batch in batches:
-                    if self.stats is not None:  # MM2's record age is taken when it is read
-                        h = batch.header
-                        count = min(h.last_offset, end - 1) - max(h.base_offset, start) + 1
-                        now = now_ms()
-                        self.stats.add_batch(count, h.size, h.base_timestamp, h.max_timestamp, now)
+                    self._count(batch, start, end)
                     self.send(outgoing.add(batch))
             except CorruptBatchError:  # what came before it is good: copy it, then stop
                 self.send(outgoing.flush())
@@ -154,6 +152,33 @@ class _Copy:
             self.send(outgoing.flush())
         except ProduceError as error:
             raise self.failed(error) from error
+
+    def followed(
+        self, batches: list[FetchedBatch], start: int
+    ) -> list[tuple[str, int, bytes | memoryview, _Sent]]:
+        """The batches to send for what a poll brought from *start* on (sent with the other
+        partitions', in one request per leader)."""
+        end = batches[-1].header.next_offset
+        outgoing = self._outgoing(start, end)
+        out: list[tuple[bytes | memoryview, Upstream]] = []
+        for batch in batches:
+            self._count(batch, start, end)
+            out += outgoing.add(batch)
+        out += outgoing.flush()
+        partition = self.range.partition
+        return [(self.remote, partition, data, _Sent(self, upstream)) for data, upstream in out]
+
+    def _outgoing(self, start: int, end: int) -> Outgoing:
+        target = self.spec.target_producer["bootstrap.servers"]
+        max_bytes = topic_limits.max_message_bytes(target, self.remote, self.producer)
+        return Outgoing(start, end, max_bytes)
+
+    def _count(self, batch: FetchedBatch, start: int, end: int) -> None:
+        """MM2's record age and counts, taken when a batch is read."""
+        if self.stats is not None:
+            h = batch.header
+            count = min(h.last_offset, end - 1) - max(h.base_offset, start) + 1
+            self.stats.add_batch(count, h.size, h.base_timestamp, h.max_timestamp, now_ms())
 
     def acknowledged(self) -> None:
         """Wait until everything sent is acknowledged, and fold it."""
@@ -308,16 +333,20 @@ def _follow(
         except (KafkaClientError, ProtocolError) as error:  # incl. a corrupt batch
             log.debug("%s: following ends: %s", spec.flow, error)
             return
-        for tp, batches in fetched.items():
-            by_partition[tp].copy(batches, before[tp], batches[-1].header.next_offset)
-        if fetched:  # the copies share the producer: wait for all of them
-            try:
-                copies[0].producer.flush()
-            except ProduceError as error:  # it names the partition
-                for copy in copies:
-                    topic_limits.forget(spec.target_producer["bootstrap.servers"], copy.remote)
-                raise RuntimeError(f"Mirroring {spec.flow} failed: {error}") from error
-            _fold(copies[0].producer.take_acked())
+        if not fetched:
+            continue
+        producer = copies[0].producer  # the copies share it: send and wait for all at once
+        batches = [
+            b for tp, got in fetched.items() for b in by_partition[tp].followed(got, before[tp])
+        ]
+        try:
+            producer.send_all(batches)
+            producer.flush()
+        except ProduceError as error:  # it names the partition
+            for copy in copies:
+                topic_limits.forget(spec.target_producer["bootstrap.servers"], copy.remote)
+            raise RuntimeError(f"Mirroring {spec.flow} failed: {error}") from error
+        _fold(producer.take_acked())
 
 
 # --- exactly once ------------------------------------------------------------------------------
