@@ -94,6 +94,27 @@ class _Sent:
     upstream: Upstream
 
 
+def _acknowledge(copies: list[_Copy]) -> None:
+    """Wait until everything the copies' (shared) producer sent is acknowledged; fold it."""
+    producer = copies[0].producer
+    try:
+        producer.flush()
+    except ProduceError as error:
+        raise _failed(copies, error) from error
+    _fold(producer.take_acked())
+
+
+def _failed(copies: list[_Copy], error: ProduceError) -> RuntimeError:
+    """The task's error for a refused write (the ProduceError names the partition); the
+    remote topics' limits are read again, as they may have changed."""
+    spec = copies[0].spec
+    for copy in copies:
+        topic_limits.forget(spec.target_producer["bootstrap.servers"], copy.remote)
+    r = copies[0].range
+    where = f"{r.topic}[{r.partition}]" if len(copies) == 1 else spec.flow
+    return RuntimeError(f"Mirroring {where} failed: {error}")
+
+
 def _fold(acked: list[Delivery]) -> None:
     """Fold each acknowledged batch into its copy (an MM2 offset record has no tag)."""
     for delivery in acked:
@@ -151,7 +172,7 @@ class _Copy:
                 raise
             self.send(outgoing.flush())
         except ProduceError as error:
-            raise self.failed(error) from error
+            raise _failed([self], error) from error
 
     def followed(
         self, batches: list[FetchedBatch], start: int
@@ -182,17 +203,7 @@ class _Copy:
 
     def acknowledged(self) -> None:
         """Wait until everything sent is acknowledged, and fold it."""
-        try:
-            self.producer.flush()
-        except ProduceError as error:
-            raise self.failed(error) from error
-        _fold(self.producer.take_acked())
-
-    def failed(self, error: ProduceError) -> RuntimeError:
-        # perhaps the limit changed: read it again
-        topic_limits.forget(self.spec.target_producer["bootstrap.servers"], self.remote)
-        r = self.range
-        return RuntimeError(f"Mirroring {r.topic}[{r.partition}] failed: {error}")
+        _acknowledge([self])
 
     def send(self, batches: Iterator[tuple[bytes | memoryview, Upstream]]) -> None:
         """Send batches to the remote partition; fold what was acknowledged meanwhile."""
@@ -243,19 +254,10 @@ def copy_range(
     :attr:`RangeSummary.copied` (:func:`copy_ranges` does). *librdkafka* forces
     (True) or rules out (False) librdkafka on both clusters; None: as each cluster needs.
     """
-    _log_librdkafka(spec, options, librdkafka)
     if spec.exactly_once:
+        _log_librdkafka(spec, options, librdkafka)
         return _copy_in_transaction(spec, options, r, librdkafka)
-    producer = _producer(spec, librdkafka)
-    copy = _Copy(spec, r, producer, SyncSender(spec, hold=False), librdkafka)
-    try:
-        copy.run(options, r.start)
-    except BaseException:
-        pool.drop(producer)  # what it holds unacknowledged is never sent later
-        raise
-    summary = copy.summary()
-    copy.syncs.finish()
-    return summary
+    return _copy_at_least_once(spec, [(options, r)], librdkafka, store=False)[0]
 
 
 def copy_ranges(
@@ -276,6 +278,18 @@ def copy_ranges(
     """
     if spec.exactly_once:
         return [copy_range(spec, options, r, librdkafka=librdkafka) for options, r in ranges]
+    return _copy_at_least_once(spec, ranges, librdkafka, store=True)
+
+
+def _copy_at_least_once(
+    spec: MirrorCopySpec,
+    ranges: Sequence[tuple[SourceOptions, OffsetRange]],
+    librdkafka: bool | None,
+    *,
+    store: bool,
+) -> list[RangeSummary]:
+    """Copy *ranges* through the worker's producer; with *store*, follow (``follow_ms``)
+    and store the MM2 offsets of what was copied."""
     deadline = time.monotonic() + spec.follow_ms / 1000
     producer = _producer(spec, librdkafka)
     syncs = SyncSender(spec, hold=False)
@@ -284,9 +298,10 @@ def copy_ranges(
         for (options, r), copy in zip(ranges, copies, strict=True):
             _log_librdkafka(spec, options, librdkafka)
             copy.run(options, r.start)
-        if spec.follow_ms and ranges and librdkafka is not True:
+        if store and spec.follow_ms and ranges and librdkafka is not True:
             _follow(spec, ranges[0][0], copies, deadline)
-        _store(spec, copies)
+        if store:
+            _store(spec, copies)
     except BaseException:
         pool.drop(producer)  # what it holds unacknowledged is never sent later
         raise
@@ -335,18 +350,14 @@ def _follow(
             return
         if not fetched:
             continue
-        producer = copies[0].producer  # the copies share it: send and wait for all at once
         batches = [
             b for tp, got in fetched.items() for b in by_partition[tp].followed(got, before[tp])
         ]
-        try:
-            producer.send_all(batches)
-            producer.flush()
-        except ProduceError as error:  # it names the partition
-            for copy in copies:
-                topic_limits.forget(spec.target_producer["bootstrap.servers"], copy.remote)
-            raise RuntimeError(f"Mirroring {spec.flow} failed: {error}") from error
-        _fold(producer.take_acked())
+        try:  # the copies share the producer: one send and one wait for all of them
+            copies[0].producer.send_all(batches)
+        except ProduceError as error:
+            raise _failed(copies, error) from error
+        _acknowledge(copies)
 
 
 # --- exactly once ------------------------------------------------------------------------------

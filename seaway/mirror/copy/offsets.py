@@ -26,19 +26,18 @@ def send_offset(
     producer: RangeProducer, spec: MirrorCopySpec, topic: str, partition: int, offset: int
 ) -> Delivery:
     """Send MM2's source offset of *topic*/*partition* (the last upstream offset copied)."""
-    key, value = offset_record(spec, topic, partition, offset)
     partitions = producer.partition_count(spec.offsets_topic)
-    record = build_batch([Record(0, now_ms(), key, value)])
-    return producer.send(spec.offsets_topic, partition_for_key(key, partitions), record)
+    return producer.send_all([_offset_batch(spec, partitions, topic, partition, offset)])[0]
 
 
 def store_offsets(
     producer: RangeProducer, spec: MirrorCopySpec, copied: Iterable[tuple[str, int, int]]
 ) -> None:
-    """Store the offsets of *copied* ``(topic, partition, last offset)`` and wait for them."""
+    """Store the offsets of *copied* ``(topic, partition, last offset)`` and wait for them:
+    one Produce request per leader of the offsets topic."""
     try:
-        for topic, partition, offset in copied:
-            send_offset(producer, spec, topic, partition, offset)
+        partitions = producer.partition_count(spec.offsets_topic)
+        producer.send_all([_offset_batch(spec, partitions, *c) for c in copied])
         producer.flush()
     except ProduceError as error:
         raise RuntimeError(
@@ -46,3 +45,13 @@ def store_offsets(
             "copied again from the offsets stored before them"
         ) from error
     producer.take_acked()  # nothing to map: the copies folded theirs before
+
+
+def _offset_batch(
+    spec: MirrorCopySpec, partitions: int, topic: str, partition: int, offset: int
+) -> tuple[str, int, bytes, None]:
+    """The offset record of *topic*/*partition* as a batch, and where it goes (Connect
+    partitions its offset records by murmur2 of the key)."""
+    key, value = offset_record(spec, topic, partition, offset)
+    batch = build_batch([Record(0, now_ms(), key, value)])
+    return spec.offsets_topic, partition_for_key(key, partitions), batch, None
