@@ -209,8 +209,10 @@ class MirrorMaker:
             master, app_name="seaway-mirror-maker", config=spark_config, records_in_jvm=False
         )
         register(self.spark)
-        # The flows' first tasks find their Python workers started (or starting).
-        warm_up_in_background(self.spark)
+        # The flows' first tasks find their Python workers started (or starting). Their
+        # queries end in Spark's noop sink: no Python writer to warm up, and a warm-up job
+        # still queued when the flows' tasks hold every core would run in their hand-over.
+        warm_up_in_background(self.spark, write=False)
         raw = self.config.raw
         self.metrics_server = monitoring.metrics_server(
             raw, self.metrics, console=mirror_console(self)

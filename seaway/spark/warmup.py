@@ -75,22 +75,26 @@ class WarmUpSource(DataSource):
         return _Writer()
 
 
-def _run(spark: SparkSession) -> None:
+def _run(spark: SparkSession, write: bool) -> None:
     try:
         spark.read.format(NAME).load().collect()
-        spark.createDataFrame([(1,)], "one int").write.format(NAME).mode("append").save()
+        if write:
+            spark.createDataFrame([(1,)], "one int").write.format(NAME).mode("append").save()
     except Exception as error:  # only a head start is lost; the queries start workers anyway
         log.debug("Warming up the Python workers failed: %s", error)
 
 
-def warm_up_in_background(spark: SparkSession) -> threading.Thread | None:
-    """Warm the session's Python workers in a daemon thread (once per SparkContext)."""
+def warm_up_in_background(spark: SparkSession, *, write: bool = True) -> threading.Thread | None:
+    """Warm the session's Python workers in a daemon thread (once per SparkContext); with
+    *write* False only those of a read, for a session whose queries have no Python sink."""
     key = id(spark.sparkContext)
     with _LOCK:
         if key in _STARTED:
             return None
         _STARTED.add(key)
     spark.dataSource.register(WarmUpSource)
-    thread = threading.Thread(target=_run, args=(spark,), name="seaway-spark-warmup", daemon=True)
+    thread = threading.Thread(
+        target=_run, args=(spark, write), name="seaway-spark-warmup", daemon=True
+    )
     thread.start()
     return thread
