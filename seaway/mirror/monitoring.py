@@ -140,12 +140,14 @@ def publish_lag(
     """Read and publish the flow's ``seaway-replication-lag``; the lags by source partition.
 
     The copied offsets are the ones the copy's micro-batches reported (observed in Spark's
-    progress); before the first report the flow's stored MM2 offsets are used. With a
-    *watch*, also whether the flow is stalled (``flow-stalled``).
+    progress); before the first report the flow's stored MM2 offsets are used, and always
+    for a following flow, whose micro-batches report only at the end of each follow period
+    while its tasks store MM2's offsets every second. With a *watch*, also whether the flow
+    is stalled (``flow-stalled``).
     """
     s = flow.settings
     copied = registry.copied(s.source_alias, s.target_alias)
-    if not copied:
+    if not copied or (s.follow_ms and not s.exactly_once):
         stored = flow.stored_offsets()
         registry.record_copied(s.source_alias, s.target_alias, [(*k, o) for k, o in stored.items()])
         copied = registry.copied(s.source_alias, s.target_alias)

@@ -14,7 +14,12 @@ from seaway.kafka.admin import ensure_topic
 from seaway.kafka.ranges import range_producer
 from seaway.mirror.copy.offsets import store_offsets
 from seaway.mirror.copy.spec import MirrorCopySpec
+from seaway.mirror.filters import DefaultConfigPropertyFilter, DefaultTopicFilter
 from seaway.mirror.lag import LagRow, replication_lag, stored_offsets
+from seaway.mirror.metrics import MirrorMetrics
+from seaway.mirror.monitoring import publish_lag
+from seaway.mirror.policy import DefaultReplicationPolicy
+from seaway.mirror.source_flow import FlowSettings, MirrorSourceFlow
 from tests.broker.clients import quiet
 
 pytestmark = pytest.mark.waits
@@ -110,3 +115,29 @@ def test_lag_errors_name_the_topic_and_cluster(cluster_a: Any, cluster_b: Any, c
     )
     assert _cli(a, "127.0.0.1:1", "A", "--timeout", "1") == 2
     assert "Cannot reach the target cluster at 127.0.0.1:1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("follow_ms", [0, 30_000])
+def test_lag_gauge_of_a_following_flow_reads_the_stored_offsets(
+    cluster_a: Any, cluster_b: Any, follow_ms: int
+) -> None:
+    """A following flow's micro-batch reports how far it copied only when its follow period
+    ends; its tasks store MM2's offsets every second, so its lag gauge reads those."""
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    alias = f"F{uuid.uuid4().hex[:6]}"
+    topic = _topic_with_records(a, [100])
+    settings = FlowSettings(
+        source_alias=alias,
+        target_alias="B",
+        source_client={"bootstrap.servers": a},
+        target_client={"bootstrap.servers": b},
+        policy=DefaultReplicationPolicy(),
+        topic_filter=DefaultTopicFilter({"topics": topic}),
+        config_filter=DefaultConfigPropertyFilter(),
+        follow_ms=follow_ms,
+    )
+    registry = MirrorMetrics()
+    registry.record_copied(alias, "B", [(topic, 0, 19)])  # the last micro-batch's report
+    _store(b, alias, [(topic, 0, 79)])  # what the tasks stored since
+    lags = publish_lag(MirrorSourceFlow(None, settings), registry)
+    assert lags == {(topic, 0): 20 if follow_ms else 80}
