@@ -33,6 +33,7 @@ from typing import Any, Final
 from seaway.kafka import clients
 from seaway.kafka.admin import ensure_topic
 from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
+from seaway.mirror.copy.ledger import request_stop
 from seaway.mirror.copy.source import SOURCE_NAME as COPY_SOURCE_NAME
 from seaway.mirror.copy.spec import MirrorCopySpec
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
@@ -112,6 +113,7 @@ class MirrorSourceFlow:
         self._checkpoint: Path | None = None
         self._acls: AclSync | None = None
         self._start_failed: tuple[float, str] | None = None  # (when, why) of a failed start
+        self._spec: MirrorCopySpec | None = None  # what the running query's tasks were told
 
     @property
     def name(self) -> str:
@@ -267,6 +269,7 @@ class MirrorSourceFlow:
             follow_ms=0 if s.exactly_once else s.follow_ms,
             run_id=uuid.uuid4().hex,
         )
+        self._spec = spec
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
         activate(self.spark)  # restarts come from the driver's job threads
         reader = (
@@ -367,6 +370,8 @@ class MirrorSourceFlow:
         if self.query is not None:
             from seaway.spark.session import stop_query
 
+            if self._spec is not None and self._spec.follow_ms:
+                request_stop(self._spec)  # its tasks end following: no wait for the period
             stop_query(self.query)
             self.query = None
         if self._checkpoint is not None:

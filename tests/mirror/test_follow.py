@@ -14,7 +14,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.kafka.ranges import OffsetRange
-from seaway.mirror.copy.ledger import copied_up_to
+from seaway.mirror.copy.ledger import copied_up_to, request_stop, stop_requested
 from seaway.mirror.copy.loop import copy_ranges
 from seaway.mirror.copy.source import MirrorCopyReader, parse_copy_options
 from seaway.mirror.copy.spec import MirrorCopySpec
@@ -101,3 +101,31 @@ def test_a_following_task_copies_what_arrives_after_its_ranges(
         OffsetRange(topic, 0, last + 1, last + 6),
         OffsetRange(topic, 1, last + 1, last + 1),
     ]
+
+
+def test_a_following_task_stops_when_the_driver_asks(
+    following: tuple[MirrorCopySpec, dict[str, str]], cluster_b: Any
+) -> None:
+    """The driver stopping a flow asks its run's tasks to stop following (a mark in the
+    progress group): a task due to follow for 10 minutes ends, its copy stored."""
+    spec, raw = following
+    spec = replace(spec, follow_ms=600_000)
+    source, _ = parse_copy_options(raw)
+    ((topic, _remote),) = spec.remote_topics.items()
+    ranges = [(source, OffsetRange(topic, p, 0, FIRST)) for p in range(PARTITIONS)]
+    summaries: list[Any] = []
+    task = threading.Thread(target=lambda: summaries.extend(copy_ranges(spec, ranges)))
+    task.start()
+    request_stop(replace(spec, run_id="another-run"))  # not this run's: it follows on
+    task.join(3)
+    assert task.is_alive()
+    assert not stop_requested(spec) and stop_requested(replace(spec, run_id="another-run"))
+    request_stop(spec)
+    task.join(60)
+    assert not task.is_alive(), "the task did not stop following when asked"
+    assert [s.end for s in summaries] == [FIRST] * PARTITIONS
+    done = {(topic, p): FIRST - 1 for p in range(PARTITIONS)}
+    assert (
+        stored_offsets(cluster_b.bootstrap_servers, spec.source_alias, topic=spec.offsets_topic)
+        == done
+    )

@@ -9,6 +9,11 @@ metadata; the planner reads them back (one OffsetFetch) and starts each range af
 A commit of another run (an earlier start of the flow, which resumed from MM2's stored
 offsets instead) is not used. The ledger only ever saves copying records again: a restart
 resumes from MM2's stored offsets, which the task stored before it.
+
+The same group carries the driver's request that this run's tasks stop following now (a
+flow being stopped or restarted should not wait out a follow period): an offset of the
+flow's MM2 offsets topic, partition 0 (never a copied partition), with ``stop <run id>``
+as metadata. A following task reads it about once a second, on any cluster its tasks run.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Iterable
 from seaway.kafka import pool
 from seaway.mirror.copy.spec import MirrorCopySpec
 
-__all__ = ["copied_up_to", "record_progress"]
+__all__ = ["copied_up_to", "record_progress", "request_stop", "stop_requested"]
 
 log = logging.getLogger(__name__)
 
@@ -70,3 +75,40 @@ def copied_up_to(
         for tp in offsets
         if tp.offset >= 0 and tp.metadata == spec.run_id and (tp.topic, tp.partition) in source
     }
+
+
+def request_stop(spec: MirrorCopySpec) -> None:
+    """Ask this run's following tasks to end their follow period now (see the module)."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
+
+    mark = TopicPartition(spec.offsets_topic, 0, 0, metadata=_stop_mark(spec))
+    try:
+        admin = pool.admin(spec.target_producer)
+        result = admin.alter_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(spec.marker_group, [mark])]
+        )[spec.marker_group]
+        failed = [tp.error for tp in result.result(pool.TIMEOUT_S).topic_partitions if tp.error]
+    except KafkaException as error:
+        failed = [error]
+    if failed:  # the flow stops anyway, once its tasks' follow period is over
+        log.warning("Could not ask %s's following tasks to stop: %s", spec.flow, failed[0])
+
+
+def stop_requested(spec: MirrorCopySpec) -> bool:
+    """Whether the driver asked this run's following tasks to stop (False where unknown)."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
+
+    mark = TopicPartition(spec.offsets_topic, 0)
+    request = ConsumerGroupTopicPartitions(spec.marker_group, [mark])
+    try:
+        admin = pool.admin(spec.target_producer)
+        result = admin.list_consumer_group_offsets([request])[spec.marker_group]
+        marks = result.result(pool.TIMEOUT_S).topic_partitions or []
+    except KafkaException as error:
+        log.debug("Could not read %s's stop request: %s", spec.flow, error)
+        return False
+    return any(tp.metadata == _stop_mark(spec) for tp in marks)
+
+
+def _stop_mark(spec: MirrorCopySpec) -> str:
+    return f"stop {spec.run_id}"

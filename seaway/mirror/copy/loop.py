@@ -31,6 +31,7 @@ that failed is dropped.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -43,7 +44,7 @@ from seaway.kafka.fetcher import CorruptBatchError, FetchedBatch
 from seaway.kafka.producer import Delivery, ProduceError
 from seaway.kafka.ranges import OffsetRange, RangeProducer, range_producer, uses_librdkafka
 from seaway.kafka.transactions import Marker, write_range
-from seaway.mirror.copy.ledger import record_progress
+from seaway.mirror.copy.ledger import record_progress, stop_requested
 from seaway.mirror.copy.offsets import send_offset, store_offsets
 from seaway.mirror.copy.outgoing import Outgoing, Upstream
 from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary
@@ -327,17 +328,24 @@ def _follow(
     One Fetch per poll for all of them (:class:`~seaway.kafka.follower.Follower`: the
     broker answers as soon as a record is there); what came is sent, then acknowledged
     before the next poll. A source that cannot be followed (librdkafka only), or an error,
-    ends following: the next micro-batch plans from where the copies got to."""
+    ends following: the next micro-batch plans from where the copies got to, as does the
+    driver's request to stop (:func:`~seaway.mirror.copy.ledger.stop_requested`, read about
+    once a second), so stopping a flow does not wait out the period."""
     by_partition = {(c.range.topic, c.range.partition): c for c in copies}
     positions = {tp: max(c.range.end, c.last + 1) for tp, c in by_partition.items()}
     client_id = f"seaway-mirror-{spec.source_alias}"
     follower = follow_partitions(options, positions, client_id=client_id)
     stored, stored_at = [c.last for c in copies], time.monotonic()
+    asked_at = -math.inf  # whether the driver asked to stop: at once, then every second
     while follower is not None and follower.positions:
         now = time.monotonic()
         left_ms = int((deadline - now) * 1000)
         if left_ms <= 0:
             return
+        if now - asked_at >= _STORE_EVERY_S:
+            if stop_requested(spec):
+                return
+            asked_at = now
         if now - stored_at >= _STORE_EVERY_S and [c.last for c in copies] != stored:
             _store(spec, copies)  # a task cancelled or lost copies little again
             stored, stored_at = [c.last for c in copies], now
