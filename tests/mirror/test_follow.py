@@ -5,6 +5,7 @@ its progress for this run only, and the next micro-batch's plan starts after it.
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from dataclasses import replace
 from typing import Any
@@ -18,6 +19,7 @@ from seaway.mirror.copy.ledger import copied_up_to, request_stop, stop_requested
 from seaway.mirror.copy.loop import copy_ranges
 from seaway.mirror.copy.source import MirrorCopyReader, parse_copy_options
 from seaway.mirror.copy.spec import MirrorCopySpec
+from seaway.mirror.formats import OffsetSync
 from seaway.mirror.lag import stored_offsets
 from seaway.spark.kafka.stream import KafkaRangePartition
 from tests.broker.clients import quiet, read_partition
@@ -107,7 +109,8 @@ def test_a_following_task_stops_when_the_driver_asks(
     following: tuple[MirrorCopySpec, dict[str, str]], cluster_b: Any
 ) -> None:
     """The driver stopping a flow asks its run's tasks to stop following (a mark in the
-    progress group): a task due to follow for 10 minutes ends, its copy stored."""
+    progress group): a task due to follow for 10 minutes ends, its copy stored (as soon as
+    it started following)."""
     spec, raw = following
     spec = replace(spec, follow_ms=600_000)
     source, _ = parse_copy_options(raw)
@@ -120,12 +123,45 @@ def test_a_following_task_stops_when_the_driver_asks(
     task.join(3)
     assert task.is_alive()
     assert not stop_requested(spec) and stop_requested(replace(spec, run_id="another-run"))
+    # What its planned ranges copied is stored as it starts following, not at its end.
+    done = {(topic, p): FIRST - 1 for p in range(PARTITIONS)}
+    b = cluster_b.bootstrap_servers
+    assert stored_offsets(b, spec.source_alias, topic=spec.offsets_topic) == done
     request_stop(spec)
     task.join(60)
     assert not task.is_alive(), "the task did not stop following when asked"
     assert [s.end for s in summaries] == [FIRST] * PARTITIONS
-    done = {(topic, p): FIRST - 1 for p in range(PARTITIONS)}
-    assert (
-        stored_offsets(cluster_b.bootstrap_servers, spec.source_alias, topic=spec.offsets_topic)
-        == done
-    )
+    assert stored_offsets(b, spec.source_alias, topic=spec.offsets_topic) == done
+
+
+def test_a_following_task_sends_its_delayed_offset_syncs_as_it_stores(
+    following: tuple[MirrorCopySpec, dict[str, str]], cluster_a: Any
+) -> None:
+    """MM2 promotes the offset syncs its rule delayed on each offset commit: a following
+    task does on each periodic store, so checkpoints need not wait for its period's end."""
+    spec, raw = following
+    a = cluster_a.bootstrap_servers
+    syncs_topic = f"mm2-offset-syncs.{spec.target_alias}.{uuid.uuid4().hex[:6]}"
+    admin = AdminClient(quiet({"bootstrap.servers": a}))
+    admin.create_topics([NewTopic(syncs_topic, 1, 1)])[syncs_topic].result(30)
+    spec = replace(spec, follow_ms=600_000, offset_syncs_topic=syncs_topic,
+                   offset_syncs_producer={"bootstrap.servers": a})  # fmt: skip
+    source, _ = parse_copy_options(raw)
+    ((topic, _remote),) = spec.remote_topics.items()
+    ranges = [(source, OffsetRange(topic, p, 0, FIRST)) for p in range(PARTITIONS)]
+    task = threading.Thread(target=copy_ranges, args=(spec, ranges))
+    task.start()
+    try:
+        _produce(a, topic, FIRST)  # copied while following, each within offset.lag.max
+        last = {(topic, p): 2 * FIRST - 1 for p in range(PARTITIONS)}
+        synced: dict[tuple[str, int], int] = {}
+        deadline = time.monotonic() + 30
+        while synced != last and time.monotonic() < deadline:
+            time.sleep(0.2)
+            for record in read_partition(a, syncs_topic, committed=False):
+                sync = OffsetSync.from_record(record.key(), record.value())
+                synced[(sync.topic, sync.partition)] = sync.upstream_offset
+        assert synced == last, "the delayed syncs waited for the task's end"
+    finally:
+        request_stop(spec)
+        task.join(60)

@@ -335,8 +335,10 @@ def _follow(
     positions = {tp: max(c.range.end, c.last + 1) for tp, c in by_partition.items()}
     client_id = f"seaway-mirror-{spec.source_alias}"
     follower = follow_partitions(options, positions, client_id=client_id)
-    stored, stored_at = [c.last for c in copies], time.monotonic()
-    asked_at = -math.inf  # whether the driver asked to stop: at once, then every second
+    # What the planned ranges copied is stored at once, then every second as it grows; and
+    # whether the driver asked to stop is read at once, then every second.
+    stored: list[int] = []
+    stored_at = asked_at = -math.inf
     while follower is not None and follower.positions:
         now = time.monotonic()
         left_ms = int((deadline - now) * 1000)
@@ -348,6 +350,7 @@ def _follow(
             asked_at = now
         if now - stored_at >= _STORE_EVERY_S and [c.last for c in copies] != stored:
             _store(spec, copies)  # a task cancelled or lost copies little again
+            copies[0].syncs.promote()  # MM2 promotes delayed syncs on each offset commit
             stored, stored_at = [c.last for c in copies], now
         follower.max_wait_ms = min(left_ms, _FOLLOW_WAIT_MS)
         before = dict(follower.positions)

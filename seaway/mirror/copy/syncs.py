@@ -78,6 +78,14 @@ class SyncSender:
                 except BufferError:  # the queue is full: serve reports until it has room
                     self.producer.poll(0.05)
 
+    def promote(self) -> None:
+        """Promote the delayed syncs, as on a Connect offset commit, and send them (a
+        following task does at each periodic store of its offsets)."""
+        if self.writer is None or self.hold:
+            return
+        self.writer.promote_delayed_offset_syncs()
+        self.add(self.writer.take_pending_offset_syncs())
+
     def finish(self) -> None:
         """Promote the delayed syncs, as on a Connect offset commit, and send everything."""
         if self.writer is None:
