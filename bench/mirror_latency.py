@@ -56,6 +56,8 @@ Settings to try with ``--mm2 KEY=VALUE`` (mm2.properties, driver mode):
   copy writes beside the records.
 * ``seaway.flow.trigger.interval.ms`` (500): how often the flow's query looks for new
   records (Spark's processingTime trigger; 0: as soon as the last micro-batch ends).
+* ``seaway.flow.follow.ms`` (10,000): how long a micro-batch's tasks keep copying records
+  as they arrive (0: each micro-batch copies what was planned and ends).
 * ``spark.*``: Spark settings of the mirror-maker's session (``--spark-conf`` writes a
   spark-defaults.conf instead).
 """

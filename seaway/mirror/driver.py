@@ -61,6 +61,7 @@ from seaway.mirror.metrics import MirrorMetrics
 from seaway.mirror.metrics_server import MetricsServer
 from seaway.mirror.policy import replication_policy
 from seaway.mirror.source_flow import (
+    FOLLOW_DEFAULT_MS,
     FOLLOW_MS,
     TRIGGER_INTERVAL_DEFAULT_MS,
     TRIGGER_INTERVAL_MS,
@@ -234,10 +235,7 @@ class MirrorMaker:
             settings.trigger_ms = monitoring.non_negative_int(
                 raw, TRIGGER_INTERVAL_MS, TRIGGER_INTERVAL_DEFAULT_MS, str(pair)
             )
-            settings.follow_ms = monitoring.non_negative_int(raw, FOLLOW_MS, 0, str(pair))
-            if settings.follow_ms and settings.exactly_once:
-                log.warning("%s: %s is at least once only; the flow copies exactly once "
-                            "without following", pair, FOLLOW_MS)  # fmt: skip
+            settings.follow_ms = self._follow_ms(str(pair), settings.exactly_once, flows)
             settings.flows = flows
             canary = monitoring.flow_canary(raw, settings, self.metrics)
             if canary is not None:
@@ -277,6 +275,28 @@ class MirrorMaker:
         log.info("MirrorMaker running flows %s", ", ".join(str(p) for p in self.flows))
         log.info("Mirror metrics at %s/metrics, console at %s/ui/", self.metrics_server.url,
                  self.metrics_server.url)  # fmt: skip
+
+    def _follow_ms(self, pair: str, exactly_once: bool, flows: int) -> int:
+        """The flow's ``seaway.flow.follow.ms``, or 0 where its tasks cannot follow: an
+        exactly-once flow, or more flows than the session has cores (a following task holds
+        its core for the period, so a flow without one would wait out the others')."""
+        raw = self.config.raw
+        follow_ms = monitoring.non_negative_int(raw, FOLLOW_MS, FOLLOW_DEFAULT_MS, pair)
+        if not follow_ms:
+            return 0
+        from seaway.spark.session import cores as session_cores
+
+        cores = session_cores(self.spark)
+        if exactly_once:
+            why = "is at least once only; the flow copies exactly once without following"
+        elif cores is not None and flows > cores:
+            why = (f"needs a core per flow, and {flows} flows share {cores}: the flows copy "
+                   "micro-batch by micro-batch (give spark.master more cores)")  # fmt: skip
+        else:
+            return follow_ms
+        explicit = FOLLOW_MS in raw or f"{pair}.{FOLLOW_MS}" in raw
+        log.log(logging.WARNING if explicit else logging.INFO, "%s: %s %s", pair, FOLLOW_MS, why)
+        return 0
 
     def _start_heartbeats(self) -> None:
         """One heartbeat flow per herder pair whose target has bootstrap servers."""

@@ -45,7 +45,7 @@ from seaway.mirror.topic_sync import (
     describe_topic_configs,
     sync_topic_configs,
 )
-from seaway.spark.session import activate
+from seaway.spark.session import activate, cores
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ FOLLOW_MS: Final = "seaway.flow.follow.ms"
 """At least once: how long a flow's tasks keep copying their partitions as records arrive,
 from their start (0: only the planned ranges). Spark's cycle (plan, launch, hand-over) is
 then paid once per this long, not for every few records; a following task holds a core."""
+FOLLOW_DEFAULT_MS: Final = 10_000
 _START_RETRY_S: Final = 5.0  # a start that failed (a cluster away) is tried again after this
 _EARLIEST: Final = -2
 
@@ -80,7 +81,7 @@ class FlowSettings:
     heartbeats_replication: bool = True
     internal_replication_factor: int = 3
     trigger_ms: int = TRIGGER_INTERVAL_DEFAULT_MS
-    follow_ms: int = 0  # at least once: tasks keep copying this long (FOLLOW_MS)
+    follow_ms: int = 0  # at least once: tasks keep copying this long (the driver: FOLLOW_MS)
     flows: int = 1  # flows sharing the session's cores (following tasks hold theirs)
     exactly_once: bool = False
     spark_options: dict[str, str] = field(default_factory=dict)
@@ -303,13 +304,12 @@ class MirrorSourceFlow:
         """How many tasks a micro-batch's ranges are grouped into: as many as the session
         runs at once (Spark's default parallelism: its cores), shared with the other flows
         when tasks follow (each holds its core meanwhile); 0 where unknown."""
-        try:
-            cores = int(self.spark.sparkContext.defaultParallelism)
-        except Exception:  # no SparkContext here (Spark Connect): one task per range
+        slots = cores(self.spark)
+        if slots is None:  # Spark Connect: one task per range
             return 0
         if self.settings.follow_ms and not self.settings.exactly_once:
-            return max(1, cores // max(1, self.settings.flows))
-        return cores
+            return max(1, slots // max(1, self.settings.flows))
+        return slots
 
     def record_metrics(self) -> None:
         """Record MM2's metrics of the copy's micro-batches completed since the last call
@@ -400,6 +400,7 @@ def register(spark: Any) -> None:
 
 
 __all__ = [
+    "FOLLOW_DEFAULT_MS",
     "FOLLOW_MS",
     "TRIGGER_INTERVAL_DEFAULT_MS",
     "TRIGGER_INTERVAL_MS",

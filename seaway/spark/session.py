@@ -16,7 +16,7 @@ from seaway.spark.errors import SparkKafkaError
 from seaway.spark.shipping import shipping_settings
 from seaway.spark.startup import class_data_sharing, spark_home_without_zip
 
-__all__ = ["JavaMissing", "activate", "spark_session", "stop_query"]
+__all__ = ["JavaMissing", "activate", "cores", "spark_session", "stop_query"]
 
 DEFAULT_MASTER = "local[*]"
 
@@ -109,6 +109,14 @@ def activate(spark: Any) -> None:
     built the session does not have (``DATA_SOURCE_NOT_FOUND`` at ``writeStream.start``):
     call this before starting a query from another thread."""
     spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+
+
+def cores(spark: Any) -> int | None:
+    """How many tasks *spark* runs at once (its default parallelism); None where unknown."""
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # no SparkContext here (Spark Connect)
+        return None
 
 
 def stop_query(query: Any, timeout: float = 30.0) -> None:
