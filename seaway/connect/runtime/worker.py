@@ -3,8 +3,8 @@
 A source connector runs as ``seaway-connect-source`` (its tasks produce their records to
 Kafka themselves, exactly-once when the worker enables ``exactly.once.source.support``) →
 ``noop``; a sink connector as ``seaway-connect-sink-read`` (the Kafka source's planning, one
-Spark partition per task, whose ``read`` puts the records into the task) →
-``seaway-connect-sink`` (commits the group). Records never cross into Spark's JVM.
+Spark partition per task, whose ``read`` puts the records into the task and commits the
+group) → ``noop``. Records never cross into Spark's JVM, and no query has a Python sink.
 
 Every run gets a fresh checkpoint directory: where a connector resumes is decided by
 Connect's offsets (the offset store, the sink's consumer group), never by a leftover
@@ -188,10 +188,7 @@ class Worker:
 
     def _create_session(self, session: Future[Any]) -> None:
         """Create the SparkSession and register the connector data sources."""
-        from seaway.connect.runtime.queries.sink import (
-            ConnectSinkDataSource,
-            ConnectSinkReadSource,
-        )
+        from seaway.connect.runtime.queries.sink import ConnectSinkReadSource
         from seaway.connect.runtime.queries.source import ConnectSourceDataSource
         from seaway.spark import spark_session
         from seaway.spark.warmup import warm_up_in_background
@@ -204,9 +201,9 @@ class Worker:
                 records_in_jvm=False,
             )
             spark.dataSource.register(ConnectSourceDataSource)
-            spark.dataSource.register(ConnectSinkDataSource)
             spark.dataSource.register(ConnectSinkReadSource)
-            self.warm_up = warm_up_in_background(spark)
+            # Every connector query ends in noop: only the Python readers to warm up.
+            self.warm_up = warm_up_in_background(spark, write=False)
             self._checkpoints.mkdir(parents=True, exist_ok=True)
             session.set_result(spark)
         except BaseException as error:  # raised where the session is waited for
@@ -368,8 +365,7 @@ class Worker:
         frame = reader.load().observe(OBSERVATION, *_observed())
         checkpoint = self._checkpoint(spec.connector)
         writer = (
-            frame.writeStream.format("seaway-connect-sink")
-            .option("spec", spec.to_json())
+            frame.writeStream.format("noop")
             .option("checkpointLocation", str(checkpoint))
             .queryName(f"connect-sink-{spec.connector}")
             .trigger(processingTime=self._trigger())

@@ -1,6 +1,6 @@
 """A sink connector as a Spark stream: Kafka records in, ``SinkTask.put`` on executors.
 
-The query is ``seaway-connect-sink-read`` → ``seaway-connect-sink``:
+The query is ``seaway-connect-sink-read`` → Spark's ``noop`` sink:
 
 * ``seaway-connect-sink-read`` plans micro-batches exactly as Seaway's Kafka source (the
   connector's topics from the group's offsets) and gives each connector task one Spark
@@ -8,11 +8,13 @@ The query is ``seaway-connect-sink-read`` → ``seaway-connect-sink``:
   goes to the same task). ``read`` (executor) reads those ranges and hands them, without a
   round trip through Spark's JVM, to the task: it starts the task, converts and transforms
   each record into a :class:`~seaway.connect.api.SinkRecord`, calls ``put`` per Arrow batch,
-  then ``pre_commit`` (by default ``flush``), and yields the offsets the task made durable.
-* ``seaway-connect-sink``'s ``commit`` (driver, after every task of the batch succeeded)
-  commits those offsets to the consumer group ``connect-<name>``. Offsets are therefore
-  committed only after the sink task has flushed, and a restarted connector resumes from
-  the group.
+  then ``pre_commit`` (by default ``flush``), commits the offsets the task made durable to
+  the consumer group ``connect-<name>``, as a Connect worker commits each task's, and
+  yields them as summary rows (the worker observes those for the task metrics).
+
+Offsets are therefore committed only after the sink task has flushed, and a restarted
+connector resumes from the group. The query needs no sink of its own: a Python sink's
+commit would run in a Python process Spark starts on the driver for every micro-batch.
 """
 
 from __future__ import annotations
@@ -28,12 +30,7 @@ from typing import Any, Final
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql.datasource import (
-    DataSource,
-    DataSourceStreamArrowWriter,
-    InputPartition,
-    WriterCommitMessage,
-)
+from pyspark.sql.datasource import DataSource, InputPartition
 
 from seaway.connect.api import SinkRecord, SinkTask, SinkTaskContext
 from seaway.connect.api.batches import BatchSinkTask, SinkBatch
@@ -49,7 +46,7 @@ from seaway.connect.runtime.queries.dead_letters import DeadLetterQueue, consume
 from seaway.connect.runtime.queries.errant_records import SinkErrantRecordReporter
 from seaway.connect.runtime.queries.source import load_task_class
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
-from seaway.kafka import clients
+from seaway.kafka import pool
 from seaway.kafka.timeouts import API_TIMEOUT_S
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.reader import read_range
@@ -57,7 +54,6 @@ from seaway.spark.kafka.stream import KafkaMicroBatchReader, KafkaRangePartition
 
 log = logging.getLogger(__name__)
 
-SINK_NAME: Final = "seaway-connect-sink"
 READER_NAME: Final = "seaway-connect-sink-read"
 SPEC_OPTION: Final = "spec"
 SUMMARY_SCHEMA: Final = (
@@ -88,15 +84,6 @@ class SinkQuerySpec:
         raw = json.loads(text)
         conversion = ConversionSpec.from_dict(raw.pop("conversion"))
         return cls(conversion=conversion, **raw)
-
-
-@dataclass
-class SinkCommitMessage(WriterCommitMessage):
-    """Offsets (next to consume) one task made durable: ``[[topic, partition, offset]]``."""
-
-    task: int
-    offsets: list[tuple[str, int, int]]
-    records: int
 
 
 class _TaskContext(SinkTaskContext):
@@ -319,6 +306,8 @@ class ConnectSinkReader(KafkaMicroBatchReader):
         batches = (b for part in partition.ranges for b in read_range(part.options, part.range))
         try:
             offsets, count, metrics = write_task(self.spec, partition.task, batches)
+            if offsets:
+                commit_group_offsets(self.spec.client_config, self.spec.group_id, offsets)
         except Exception as error:
             raise TaskFailure.of(self.spec.connector, partition.task, error) from error
         if not offsets:  # nothing to commit, the counts still go to the worker
@@ -344,41 +333,15 @@ class ConnectSinkReadSource(DataSource):
         return ConnectSinkReader(parse_source_options(options, streaming=True), spec)
 
 
-class ConnectSinkStreamWriter(DataSourceStreamArrowWriter):
-    """Gathers the offsets the tasks made durable; commits the group on the driver."""
-
-    def __init__(self, spec: SinkQuerySpec) -> None:
-        self.spec = spec
-
-    def write(self, iterator: Iterator[pa.RecordBatch]) -> SinkCommitMessage:
-        offsets: list[tuple[str, int, int]] = []
-        records, task = 0, -1
-        for batch in iterator:
-            for row in batch.to_pylist():
-                task = row["task"]
-                if row["topic"] is None:
-                    continue
-                offsets.append((row["topic"], row["partition"], row["offset"]))
-                records += row["records"]
-        return SinkCommitMessage(task, offsets, records)
-
-    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        offsets = [o for m in messages if isinstance(m, SinkCommitMessage) for o in m.offsets]
-        if offsets:
-            commit_group_offsets(self.spec.client_config, self.spec.group_id, offsets)
-
-    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        log.warning("Batch %d of sink connector %s aborted", batchId, self.spec.connector)
-
-
 def commit_group_offsets(
     client_config: dict[str, str], group: str, offsets: list[tuple[str, int, int]]
 ) -> None:
-    """Commit *offsets* for *group* (which has no active members) with the admin API."""
+    """Commit *offsets* for *group* (which has no active members) with the admin API (the
+    process's admin client of *client_config*)."""
     from confluent_kafka import ConsumerGroupTopicPartitions
     from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-    admin = clients.admin(client_config)
+    admin = pool.admin(client_config)
     request = ConsumerGroupTopicPartitions(
         group, [KafkaTopicPartition(t, p, o) for t, p, o in offsets]
     )
@@ -391,23 +354,9 @@ def commit_group_offsets(
             )
 
 
-class ConnectSinkDataSource(DataSource):
-    """``df.writeStream.format("seaway-connect-sink").option("spec", ...)``."""
-
-    @classmethod
-    def name(cls) -> str:
-        return SINK_NAME
-
-    def streamWriter(self, schema: Any, overwrite: bool) -> ConnectSinkStreamWriter:
-        return ConnectSinkStreamWriter(SinkQuerySpec.from_json(self.options[SPEC_OPTION]))
-
-
 __all__ = [
     "READER_NAME",
-    "SINK_NAME",
-    "ConnectSinkDataSource",
     "ConnectSinkReadSource",
-    "SinkCommitMessage",
     "SinkQuerySpec",
     "commit_group_offsets",
     "write_task",
