@@ -80,14 +80,38 @@ def committed_offsets(
     }
 
 
+def partition_offsets(
+    admin: Any, group: str, partitions: Iterable[tuple[str, int]], timeout: float = TIMEOUT_S
+) -> dict[tuple[str, int], tuple[int, str]]:
+    """The group's committed offset and its metadata of each of *partitions* that has one."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+
+    request = [ConsumerGroupTopicPartitions(group, [TopicPartition(t, p) for t, p in partitions])]
+    result = admin.list_consumer_group_offsets(request)[group].result(timeout)
+    return {
+        (tp.topic, tp.partition): (tp.offset, tp.metadata or "")
+        for tp in result.topic_partitions or []
+        if tp.offset >= 0
+    }
+
+
 def alter_offsets(
-    admin: Any, group: str, offsets: Mapping[tuple[str, int], int], timeout: float = TIMEOUT_S
+    admin: Any,
+    group: str,
+    offsets: Mapping[tuple[str, int], int],
+    timeout: float = TIMEOUT_S,
+    metadata: str = "",
 ) -> None:
-    """Commit *offsets* for *group* (which must have no active members)."""
+    """Commit *offsets* for *group* (which must have no active members), each with
+    *metadata*."""
     from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
 
     request = ConsumerGroupTopicPartitions(
-        group, [TopicPartition(t, p, o) for (t, p), o in sorted(offsets.items())]
+        group,
+        [
+            TopicPartition(t, p, o, metadata=metadata) if metadata else TopicPartition(t, p, o)
+            for (t, p), o in sorted(offsets.items())
+        ],
     )
     result = admin.alter_consumer_group_offsets([request])[group].result(timeout)
     failed = [tp for tp in result.topic_partitions if tp.error is not None]
@@ -104,6 +128,7 @@ __all__ = [
     "ensure_topic",
     "group_state",
     "is_group_inactive",
+    "partition_offsets",
 ]
 
 

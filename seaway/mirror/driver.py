@@ -69,6 +69,7 @@ from seaway.mirror.source_flow import (
     MirrorSourceFlow,
     register,
 )
+from seaway.spark.session import cores as session_cores
 
 log = logging.getLogger(__name__)
 
@@ -284,8 +285,6 @@ class MirrorMaker:
         follow_ms = monitoring.non_negative_int(raw, FOLLOW_MS, FOLLOW_DEFAULT_MS, pair)
         if not follow_ms:
             return 0
-        from seaway.spark.session import cores as session_cores
-
         cores = session_cores(self.spark)
         if exactly_once:
             why = "is at least once only; the flow copies exactly once without following"

@@ -147,7 +147,7 @@ def publish_lag(
     """
     s = flow.settings
     copied = registry.copied(s.source_alias, s.target_alias)
-    if not copied or (s.follow_ms and not s.exactly_once):
+    if not copied or s.following:
         stored = flow.stored_offsets()
         registry.record_copied(s.source_alias, s.target_alias, [(*k, o) for k, o in stored.items()])
         copied = registry.copied(s.source_alias, s.target_alias)

@@ -89,6 +89,11 @@ class FlowSettings:
     canary_topic: str | None = None  # replicated whatever the topic filter says
 
     @property
+    def following(self) -> bool:
+        """Whether the flow's tasks follow their partitions (at least once only)."""
+        return self.follow_ms > 0 and not self.exactly_once
+
+    @property
     def offsets_topic(self) -> str:
         return f"mm2-offsets.{self.source_alias}.internal"
 
@@ -267,7 +272,7 @@ class MirrorSourceFlow:
             target_alias=s.target_alias,
             metrics=s.metrics is not None,
             tasks=self._task_slots(),
-            follow_ms=0 if s.exactly_once else s.follow_ms,
+            follow_ms=s.follow_ms if s.following else 0,
             run_id=uuid.uuid4().hex,
         )
         self._spec = spec
@@ -307,7 +312,7 @@ class MirrorSourceFlow:
         slots = cores(self.spark)
         if slots is None:  # Spark Connect: one task per range
             return 0
-        if self.settings.follow_ms and not self.settings.exactly_once:
+        if self.settings.following:
             return max(1, slots // max(1, self.settings.flows))
         return slots
 

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Iterable
 
 from seaway.kafka import pool
+from seaway.kafka.admin import alter_offsets, partition_offsets
 from seaway.mirror.copy.spec import MirrorCopySpec
 
 __all__ = ["copied_up_to", "record_progress", "request_stop", "stop_requested"]
@@ -31,23 +32,10 @@ log = logging.getLogger(__name__)
 
 def record_progress(spec: MirrorCopySpec, copied: Iterable[tuple[str, int, int]]) -> None:
     """Commit the next offset after each ``(topic, partition, last copied offset)``."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-
-    partitions = [
-        TopicPartition(spec.remote_topic(topic), partition, last + 1, metadata=spec.run_id)
-        for topic, partition, last in copied
-    ]
-    if not partitions:
-        return
-    request = ConsumerGroupTopicPartitions(spec.marker_group, partitions)
-    try:
-        admin = pool.admin(spec.target_producer)
-        result = admin.alter_consumer_group_offsets([request])[spec.marker_group]
-        failed = [tp.error for tp in result.result(pool.TIMEOUT_S).topic_partitions if tp.error]
-    except KafkaException as error:
-        failed = [error]
-    if failed:  # the next batch copies those records again (at least once)
-        log.warning("Could not record %s's progress: %s", spec.flow, failed[0])
+    progress = {(spec.remote_topic(t), p): last + 1 for t, p, last in copied}
+    error = _commit(spec, progress, spec.run_id) if progress else None
+    if error is not None:  # the next batch copies those records again (at least once)
+        log.warning("Could not record %s's progress: %s", spec.flow, error)
 
 
 def copied_up_to(
@@ -55,60 +43,59 @@ def copied_up_to(
 ) -> dict[tuple[str, int], int]:
     """The next offset to copy of each source partition of *partitions* that this run's
     tasks recorded (partitions without one left out; nothing where it cannot be read)."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-
     source = {(spec.remote_topic(t), p): (t, p) for t, p in partitions}
     if not source:
         return {}
-    request = ConsumerGroupTopicPartitions(
-        spec.marker_group, [TopicPartition(t, p) for t, p in source]
-    )
-    try:
-        admin = pool.admin(spec.target_producer)
-        result = admin.list_consumer_group_offsets([request])[spec.marker_group]
-        offsets = result.result(pool.TIMEOUT_S).topic_partitions or []
-    except KafkaException as error:  # plan as Spark did: some records copied again
-        log.warning("Could not read %s's progress: %s", spec.flow, error)
+    committed = _committed(spec, source)
+    if isinstance(committed, Exception):  # plan as Spark did: some records copied again
+        log.warning("Could not read %s's progress: %s", spec.flow, committed)
         return {}
-    return {
-        source[(tp.topic, tp.partition)]: tp.offset
-        for tp in offsets
-        if tp.offset >= 0 and tp.metadata == spec.run_id and (tp.topic, tp.partition) in source
-    }
+    run = spec.run_id
+    return {source[tp]: offset for tp, (offset, metadata) in committed.items() if metadata == run}
 
 
 def request_stop(spec: MirrorCopySpec) -> None:
     """Ask this run's following tasks to end their follow period now (see the module)."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-
-    mark = TopicPartition(spec.offsets_topic, 0, 0, metadata=_stop_mark(spec))
-    try:
-        admin = pool.admin(spec.target_producer)
-        result = admin.alter_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(spec.marker_group, [mark])]
-        )[spec.marker_group]
-        failed = [tp.error for tp in result.result(pool.TIMEOUT_S).topic_partitions if tp.error]
-    except KafkaException as error:
-        failed = [error]
-    if failed:  # the flow stops anyway, once its tasks' follow period is over
-        log.warning("Could not ask %s's following tasks to stop: %s", spec.flow, failed[0])
+    error = _commit(spec, {(spec.offsets_topic, 0): 0}, _stop_mark(spec))
+    if error is not None:  # the flow stops anyway, once its tasks' follow period is over
+        log.warning("Could not ask %s's following tasks to stop: %s", spec.flow, error)
 
 
 def stop_requested(spec: MirrorCopySpec) -> bool:
     """Whether the driver asked this run's following tasks to stop (False where unknown)."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-
-    mark = TopicPartition(spec.offsets_topic, 0)
-    request = ConsumerGroupTopicPartitions(spec.marker_group, [mark])
-    try:
-        admin = pool.admin(spec.target_producer)
-        result = admin.list_consumer_group_offsets([request])[spec.marker_group]
-        marks = result.result(pool.TIMEOUT_S).topic_partitions or []
-    except KafkaException as error:
-        log.debug("Could not read %s's stop request: %s", spec.flow, error)
+    committed = _committed(spec, [(spec.offsets_topic, 0)])
+    if isinstance(committed, Exception):
+        log.debug("Could not read %s's stop request: %s", spec.flow, committed)
         return False
-    return any(tp.metadata == _stop_mark(spec) for tp in marks)
+    return any(metadata == _stop_mark(spec) for _, metadata in committed.values())
 
 
 def _stop_mark(spec: MirrorCopySpec) -> str:
     return f"stop {spec.run_id}"
+
+
+def _commit(
+    spec: MirrorCopySpec, offsets: dict[tuple[str, int], int], metadata: str
+) -> Exception | None:
+    """Commit *offsets* with *metadata* to the flow's group on the target; the error, if any."""
+    from confluent_kafka import KafkaException
+
+    try:
+        admin = pool.admin(spec.target_producer)
+        alter_offsets(admin, spec.marker_group, offsets, pool.TIMEOUT_S, metadata)
+    except KafkaException as error:
+        return error
+    return None
+
+
+def _committed(
+    spec: MirrorCopySpec, partitions: Iterable[tuple[str, int]]
+) -> dict[tuple[str, int], tuple[int, str]] | Exception:
+    """The flow group's offset and metadata of each of *partitions* with one, or the error."""
+    from confluent_kafka import KafkaException
+
+    try:
+        admin = pool.admin(spec.target_producer)
+        return partition_offsets(admin, spec.marker_group, partitions, pool.TIMEOUT_S)
+    except KafkaException as error:
+        return error

@@ -60,7 +60,7 @@ __all__ = ["copy_range", "copy_ranges"]
 
 _LIBRDKAFKA_LOGGED: set[str] = set()
 _FOLLOW_WAIT_MS: Final = 500  # a following task's longest wait for a record, per poll
-_STORE_EVERY_S: Final = 1.0  # how often a following task stores its offsets
+_TICK_S: Final = 1.0  # how often a following task stores its offsets and reads its stop mark
 
 
 def _producer(
@@ -335,23 +335,23 @@ def _follow(
     positions = {tp: max(c.range.end, c.last + 1) for tp, c in by_partition.items()}
     client_id = f"seaway-mirror-{spec.source_alias}"
     follower = follow_partitions(options, positions, client_id=client_id)
-    # What the planned ranges copied is stored at once, then every second as it grows; and
-    # whether the driver asked to stop is read at once, then every second.
+    # At once, then every second: whether the driver asked to stop, and what was copied
+    # since the last store (first what the planned ranges copied).
     stored: list[int] = []
-    stored_at = asked_at = -math.inf
+    ticked_at = -math.inf
     while follower is not None and follower.positions:
         now = time.monotonic()
         left_ms = int((deadline - now) * 1000)
         if left_ms <= 0:
             return
-        if now - asked_at >= _STORE_EVERY_S:
+        if now - ticked_at >= _TICK_S:
+            ticked_at = now
             if stop_requested(spec):
                 return
-            asked_at = now
-        if now - stored_at >= _STORE_EVERY_S and [c.last for c in copies] != stored:
-            _store(spec, copies)  # a task cancelled or lost copies little again
-            copies[0].syncs.promote()  # MM2 promotes delayed syncs on each offset commit
-            stored, stored_at = [c.last for c in copies], now
+            if [c.last for c in copies] != stored:
+                _store(spec, copies)  # a task cancelled or lost copies little again
+                copies[0].syncs.promote()  # MM2 promotes delayed syncs on each offset commit
+                stored = [c.last for c in copies]
         follower.max_wait_ms = min(left_ms, _FOLLOW_WAIT_MS)
         before = dict(follower.positions)
         try:

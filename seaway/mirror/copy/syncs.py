@@ -87,12 +87,12 @@ class SyncSender:
         self.add(self.writer.take_pending_offset_syncs())
 
     def finish(self) -> None:
-        """Promote the delayed syncs, as on a Connect offset commit, and send everything."""
+        """Send what was held, promote the delayed syncs and send everything."""
         if self.writer is None:
             return
-        self.writer.promote_delayed_offset_syncs()
         self.hold, held = False, self.held
-        self.add(held + self.writer.take_pending_offset_syncs())
+        self.add(held)
+        self.promote()
         if self.producer is not None and self.producer.flush(FLUSH_TIMEOUT_S):
             log.warning("Could not send offset syncs to %s", self.spec.offset_syncs_topic)
             pool.drop(self.producer)

@@ -47,6 +47,7 @@ from seaway.connect.runtime.queries.errant_records import SinkErrantRecordReport
 from seaway.connect.runtime.queries.source import load_task_class
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.kafka import pool
+from seaway.kafka.admin import alter_offsets
 from seaway.kafka.timeouts import API_TIMEOUT_S
 from seaway.spark.kafka.options import SourceOptions, parse_source_options
 from seaway.spark.kafka.reader import read_range
@@ -306,8 +307,8 @@ class ConnectSinkReader(KafkaMicroBatchReader):
         batches = (b for part in partition.ranges for b in read_range(part.options, part.range))
         try:
             offsets, count, metrics = write_task(self.spec, partition.task, batches)
-            if offsets:
-                commit_group_offsets(self.spec.client_config, self.spec.group_id, offsets)
+            if offsets:  # as a Connect worker commits a task's offsets after its flush
+                _commit(self.spec, offsets)
         except Exception as error:
             raise TaskFailure.of(self.spec.connector, partition.task, error) from error
         if not offsets:  # nothing to commit, the counts still go to the worker
@@ -315,6 +316,18 @@ class ConnectSinkReader(KafkaMicroBatchReader):
         for i, (topic, p, offset) in enumerate(offsets):
             yield (partition.task, topic, p, offset, count if i == 0 else 0,
                    metrics.to_json() if i == 0 else None)  # fmt: skip
+
+
+def _commit(spec: SinkQuerySpec, offsets: list[tuple[str, int, int]]) -> None:
+    """Commit the offsets a task made durable to the connector's group (no active members)."""
+    from confluent_kafka import KafkaException
+
+    try:
+        admin = pool.admin(spec.client_config)
+        alter_offsets(admin, spec.group_id, {(t, p): o for t, p, o in offsets}, API_TIMEOUT_S)
+    except KafkaException as error:
+        message = f"Committing offsets for group {spec.group_id} failed: {error}"
+        raise ConnectError(message) from error
 
 
 class ConnectSinkReadSource(DataSource):
@@ -333,31 +346,9 @@ class ConnectSinkReadSource(DataSource):
         return ConnectSinkReader(parse_source_options(options, streaming=True), spec)
 
 
-def commit_group_offsets(
-    client_config: dict[str, str], group: str, offsets: list[tuple[str, int, int]]
-) -> None:
-    """Commit *offsets* for *group* (which has no active members) with the admin API (the
-    process's admin client of *client_config*)."""
-    from confluent_kafka import ConsumerGroupTopicPartitions
-    from confluent_kafka import TopicPartition as KafkaTopicPartition
-
-    admin = pool.admin(client_config)
-    request = ConsumerGroupTopicPartitions(
-        group, [KafkaTopicPartition(t, p, o) for t, p, o in offsets]
-    )
-    result = admin.alter_consumer_group_offsets([request])[group].result(API_TIMEOUT_S)
-    for tp in result.topic_partitions:
-        if tp.error is not None:
-            raise RuntimeError(
-                f"Committing offset {tp.offset} of {tp.topic}-{tp.partition} for group "
-                f"{group} failed: {tp.error}"
-            )
-
-
 __all__ = [
     "READER_NAME",
     "ConnectSinkReadSource",
     "SinkQuerySpec",
-    "commit_group_offsets",
     "write_task",
 ]
