@@ -4,6 +4,7 @@ and the schema fields both connectors' envelopes and ``customers`` rows have."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from pathlib import Path
 from types import TracebackType
@@ -72,13 +73,18 @@ class TopicTail:
             "bootstrap.servers": bootstrap, "log_level": 3, "group.id": f"tail-{uuid.uuid4().hex}",
             "isolation.level": isolation, "enable.partition.eof": True,
         })  # fmt: skip
-        self.consumer.assign([TopicPartition(topic, 0, 0)])
+        self.partition = TopicPartition(topic, 0, 0)
+        self.consumer.assign([self.partition])
         self.messages: list[tuple[Any, Any, dict[str, Any]]] = []
 
     def read(self, limit: int | None = None) -> list[tuple[Any, Any, dict[str, Any]]]:
         """Every record so far: the new ones read until the end of the partition, or until
         *limit* new ones were read (a wait that must act soon, while records stream in)."""
         stop_at = None if limit is None else len(self.messages) + limit
+        # the end as of now: while records stream in, the consumer's fetches never come back
+        # empty at the end, so librdkafka reports no end of partition and a read up to it
+        # would go on for as long as a writer writes
+        _, end = self.consumer.get_watermark_offsets(self.partition, timeout=10, cached=False)
         while stop_at is None or len(self.messages) < stop_at:
             if (message := self.consumer.poll(1)) is None:
                 break
@@ -89,6 +95,8 @@ class TopicTail:
             key, value = message.key(), message.value()
             headers = {k: _json_or_text(v) for k, v in message.headers() or []}
             self.messages.append((key and json.loads(key), value and json.loads(value), headers))
+            if message.offset() >= end - 1:
+                break
         return self.messages
 
     def __enter__(self) -> TopicTail:
@@ -117,6 +125,10 @@ def kill_mid_snapshot(
         wait_for("part of the snapshot", lambda: len(tail.read(200)) >= 1200, timeout=90)
     finally:
         worker.kill()
-    written = len(tail.read())
+    # what the killed worker sent before it died may still be on its way into the log
+    before, written = -1, len(tail.read())
+    while written != before:
+        time.sleep(1)
+        before, written = written, len(tail.read())
     assert written < rows, "the snapshot finished before the kill: take more rows"
     return written
