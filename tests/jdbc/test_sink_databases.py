@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import itertools
 import sqlite3
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from seaway.config import ConfigException
@@ -24,7 +26,9 @@ from seaway.connect.api import (
     Schema,
     SinkRecord,
 )
+from seaway.connect.api.batches import SinkBatch
 from seaway.connect.api.data import SchemaBuilder, Struct
+from seaway.connect.api.data.arrow import structs_to_table
 from seaway.connect.api.data.logical import Decimal, Timestamp
 from seaway.connect.runtime.queries.sink import _TaskContext
 from seaway.connectors.jdbc import JdbcSinkConnector, JdbcSinkTask
@@ -85,6 +89,60 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> _Database:
     return _Database(request.param, server, tmp_path)
 
 
+Put = Callable[[JdbcSinkTask, list[SinkRecord]], None]
+
+
+def _sink_batches(records: list[SinkRecord]) -> Iterator[SinkBatch]:
+    """*records* as the runtime hands them to a batch task: runs of one key and value
+    schema as columns (a null value as a null row)."""
+
+    def schemas(record: SinkRecord) -> tuple[Schema | None, Schema | None]:
+        return record.key_schema, record.value_schema
+
+    def column(schema: Schema | None, values: list[Any]) -> pa.Array:
+        if schema is None:
+            return pa.nulls(len(values))
+        present = [v for v in values if v is not None]
+        table = structs_to_table(schema, present).to_struct_array().combine_chunks()
+        rows, count = [], 0
+        for value in values:
+            rows.append(None if value is None else count)
+            count += value is not None
+        return table.take(pa.array(rows, pa.int64()))
+
+    for (key_schema, value_schema), run in itertools.groupby(records, key=schemas):
+        group = list(run)
+        offsets = pa.array([r.kafka_offset for r in group], pa.int64())
+        columns = [offsets, pa.nulls(len(group), pa.int64()),
+                   column(key_schema, [r.key for r in group]),
+                   column(value_schema, [r.value for r in group])]  # fmt: skip
+        names = ["offset", "timestamp", "key", "value"]
+        batch = pa.RecordBatch.from_arrays(columns, names=names)
+        yield SinkBatch("login", 0, batch, key_schema, value_schema)
+
+
+def _put_columns(task: JdbcSinkTask, records: list[SinkRecord]) -> None:
+    """put_batch() of each batch; one of values without tombstones never goes record by
+    record (through put())."""
+
+    def no_records(records: Any) -> None:
+        raise AssertionError("put_batch() went record by record")
+
+    for batch in _sink_batches(records):
+        if not batch.records.column("value").null_count:
+            task.put = no_records  # type: ignore[method-assign]
+        try:
+            task.put_batch(batch)
+        finally:
+            vars(task).pop("put", None)
+
+
+@pytest.fixture(params=["put", "put_batch"])
+def put(request: pytest.FixtureRequest) -> Put:
+    """How records reach the task: ``put()``, or as columns through ``put_batch()``."""
+    return JdbcSinkTask.put if request.param == "put" else _put_columns
+
+
 class _Reporter(ErrantRecordReporter):
     def __init__(self) -> None:
         self.reported: list[tuple[SinkRecord, BaseException]] = []
@@ -128,14 +186,14 @@ def test_plugin_names() -> None:
         assert load_class(name, CONNECTORS) is JdbcSinkConnector
 
 
-def test_upsert_creates_evolves_and_replays_idempotently(database: _Database) -> None:
+def test_upsert_creates_evolves_and_replays_idempotently(database: _Database, put: Put) -> None:
     task = _task(database, **{"insert.mode": "upsert", "pk.mode": "record_key",
                               "auto.create": "true", "auto.evolve": "true",
                               "delete.enabled": "true"})  # fmt: skip
     try:
         batch = [_record(0, 1, "gwenshap"), _record(1, 2, "tpalino")]
-        task.put(batch)
-        task.put(batch)  # a replay after a failure: each row stays once
+        put(task, batch)
+        put(task, batch)  # a replay after a failure: each row stays once
         assert database.columns("login") == ["id", "username", "amount", "login_time"]
         rows = database.query("SELECT id, username, amount, login_time FROM login ORDER BY id")
         assert [(r[0], r[1]) for r in rows] == [(1, "gwenshap"), (2, "tpalino")]
@@ -146,23 +204,23 @@ def test_upsert_creates_evolves_and_replays_idempotently(database: _Database) ->
         assert stamp.replace(tzinfo=None) == dt.datetime(2026, 11, 20, 10, 0, 1, 250000)
 
         # A new optional field: ALTER TABLE ... ADD; an update of row 1 in the same put.
-        task.put([_record(2, 3, "ewen", V2, country="NL"), _record(3, 1, "gwen", V2)])
+        put(task, [_record(2, 3, "ewen", V2, country="NL"), _record(3, 1, "gwen", V2)])
         assert database.columns("login") == ["id", "username", "amount", "login_time",
                                               "country"]  # fmt: skip
         rows = database.query("SELECT id, username, country FROM login ORDER BY id")
         assert rows == [(1, "gwen", None), (2, "tpalino", None), (3, "ewen", "NL")]
 
-        task.put([_record(4, 2, None)])  # a tombstone deletes its row
+        put(task, [_record(4, 2, None)])  # a tombstone deletes its row
         assert [r[0] for r in database.query("SELECT id FROM login ORDER BY id")] == [1, 3]
     finally:
         task.stop()
 
 
-def test_kafka_coordinates_and_update_mode(database: _Database) -> None:
+def test_kafka_coordinates_and_update_mode(database: _Database, put: Put) -> None:
     task = _task(database, **{"pk.mode": "kafka", "auto.create": "true",
                               "table.name.format": "audit_${topic}"})  # fmt: skip
     try:
-        task.put([_record(7, 1, "gwenshap"), _record(8, 2, "tpalino")])
+        put(task, [_record(7, 1, "gwenshap"), _record(8, 2, "tpalino")])
         rows = database.query("SELECT __connect_topic, __connect_partition, __connect_offset, "
                               "username FROM audit_login ORDER BY 3")  # fmt: skip
         assert rows == [("login", 0, 7, "gwenshap"), ("login", 0, 8, "tpalino")]
@@ -173,7 +231,7 @@ def test_kafka_coordinates_and_update_mode(database: _Database) -> None:
                               "fields.whitelist": "amount"})  # fmt: skip
     try:
         value = _record(9, 1, "tpalino").value.put("amount", decimal.Decimal("99.99"))
-        task.put([SinkRecord(topic="login", kafka_partition=0, kafka_offset=9,
+        put(task, [SinkRecord(topic="login", kafka_partition=0, kafka_offset=9,
                              value_schema=V1, value=value)])  # fmt: skip
         rows = database.query("SELECT username, amount FROM audit_login ORDER BY 1")
         assert [(r[0], decimal.Decimal(str(r[1]))) for r in rows] == [
@@ -184,17 +242,17 @@ def test_kafka_coordinates_and_update_mode(database: _Database) -> None:
         task.stop()
 
 
-def test_one_transaction_per_put_retries_then_reports(database: _Database) -> None:
+def test_one_transaction_per_put_retries_then_reports(database: _Database, put: Put) -> None:
     reporter = _Reporter()
     task = _task(database, reporter, **{"pk.mode": "record_key", "auto.create": "true",
                                         "max.retries": "1"})  # fmt: skip
     try:
-        task.put([_record(0, 1, "gwenshap")])
+        put(task, [_record(0, 1, "gwenshap")])
         batch = [_record(1, 2, "tpalino"), _record(2, 1, "again"), _record(3, 3, "ewen")]
         with pytest.raises(RetriableError):
-            task.put(batch)  # the duplicate key fails the whole transaction
+            put(task, batch)  # the duplicate key fails the whole transaction
         assert database.query("SELECT id FROM login ORDER BY id") == [(1,)]
-        task.put(batch)  # retries used up: record by record, the bad one reported
+        put(task, batch)  # retries used up: record by record, the bad one reported
         assert [r.kafka_offset for r, _ in reporter.reported] == [2]
         assert database.query("SELECT id FROM login ORDER BY id") == [(1,), (2,), (3,)]
     finally:
@@ -202,17 +260,17 @@ def test_one_transaction_per_put_retries_then_reports(database: _Database) -> No
     task = _task(database, **{"pk.mode": "record_key", "max.retries": "0"})
     try:
         with pytest.raises(ConnectError, match="Write of 1 records failed"):
-            task.put([_record(5, 1, "again")])
+            put(task, [_record(5, 1, "again")])
     finally:
         task.stop()
 
 
-def test_clear_errors(database: _Database) -> None:
+def test_clear_errors(database: _Database, put: Put) -> None:
     def check(props: Mapping[str, str], records: list[SinkRecord], match: str) -> None:
         task = _task(database, **props)
         try:
             with pytest.raises(ConnectError, match=match):
-                task.put(records)
+                put(task, records)
         finally:
             task.stop()
 

@@ -8,12 +8,15 @@ Timestamp and NUMERIC decimals), then checked and cast to
 the reader takes what Kafka's converter rejects or reads otherwise (a wrapping int, a null
 in a required field, a Date out of range, a ``NaN`` literal, a ``-0`` float, a string
 decimal, invalid UTF-8 ...), the answer is None and the runtime converts record by record:
-slower, never different. BYTES, MAP and base64 decimals are not read here.
+slower, never different. BYTES and base64 decimals are read as strings, then decoded
+value by value (strict, canonical base64 only); MAP is not read here.
 """
 
 from __future__ import annotations
 
+import binascii
 import datetime as dt
+from base64 import b64decode
 from typing import Final
 
 import pyarrow as pa
@@ -71,7 +74,7 @@ def struct_column(
     if payloads is None or not _one_object_per_line(payloads):
         return None
     structs = _read(payloads, wire)
-    probe = _probe_type(schema)
+    probe = _probe_type(schema) if codec.decimal_format is DecimalFormat.NUMERIC else None
     if structs is None or (probe is not None and _read(payloads, probe) is None):
         return None
     converted = _convert(schema, structs)
@@ -109,7 +112,7 @@ def _read(payloads: pa.Array, wire: pa.DataType) -> pa.StructArray | None:
 def _wire_type(schema: Schema, numeric_decimals: bool) -> pa.DataType | None:
     """The Arrow type the JSON reader reads *schema*'s payloads as; None if it cannot."""
     if schema.name == Decimal.LOGICAL_NAME:
-        return arrow_type(schema) if numeric_decimals else None
+        return arrow_type(schema) if numeric_decimals else pa.string()
     if schema.name in _LOGICAL_WIRE:
         return _LOGICAL_WIRE[schema.name]
     kind = schema.type
@@ -119,7 +122,9 @@ def _wire_type(schema: Schema, numeric_decimals: bool) -> pa.DataType | None:
     if kind is SchemaType.ARRAY:
         element = _wire_type(_element(schema), numeric_decimals)
         return None if element is None else pa.list_(element)
-    if kind in (SchemaType.BYTES, SchemaType.MAP):
+    if kind is SchemaType.BYTES:
+        return pa.string()  # base64: a JSON number or boolean there fails the read
+    if kind is SchemaType.MAP:
         return None
     return pa.float64() if kind in _FLOATS else arrow_type(schema)
 
@@ -163,7 +168,35 @@ def _convert(schema: Schema, wire: pa.Array) -> pa.Array | None:
         return _list(schema, wire)
     if schema.type in _FLOATS:
         return wire.cast(arrow_type(schema)) if _plain_floats(wire) else None
-    return wire  # ints, booleans, strings and decimals are read as they are
+    if schema.type is SchemaType.BYTES and pa.types.is_string(wire.type):
+        return _from_base64(schema, wire)
+    return wire  # ints, booleans, strings and numeric decimals are read as they are
+
+
+def _from_base64(schema: Schema, wire: pa.Array) -> pa.Array | None:
+    """BYTES or Decimal values written as base64 text, decoded; None if one is not
+    canonical base64 (Jackson's decoder may read it otherwise) or a decimal's unscaled
+    value is empty (Java's BigInteger refuses it) or beyond the Arrow type's precision."""
+    try:
+        data = [None if v is None else b64decode(v, validate=True) for v in wire.to_pylist()]
+    except (binascii.Error, ValueError):
+        return None
+    if schema.name != Decimal.LOGICAL_NAME:
+        return pa.array(data, pa.binary())
+    target = arrow_type(schema)
+    limit = 10**target.precision
+    words = bytearray()
+    for value in data:
+        unscaled = 0
+        if value is not None:
+            if not value:
+                return None
+            unscaled = int.from_bytes(value, "big", signed=True)
+            if not -limit < unscaled < limit:
+                return None
+        words += unscaled.to_bytes(16, "little", signed=True)  # decimal128's layout
+    validity = wire.is_valid().buffers()[1] if wire.null_count else None
+    return pa.Array.from_buffers(target, len(wire), [validity, pa.py_buffer(bytes(words))])
 
 
 def _struct(schema: Schema, wire: pa.StructArray) -> pa.Array | None:

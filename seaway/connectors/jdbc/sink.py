@@ -22,9 +22,11 @@ errant record reporter if there is one, else it fails the task.
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+
+import pyarrow as pa
 
 from seaway import __version__
 from seaway.config import ConfigException
@@ -33,10 +35,11 @@ from seaway.connect.api import (
     RetriableError,
     Schema,
     SinkRecord,
-    SinkTask,
     Task,
 )
+from seaway.connect.api.batches import BatchSinkTask, SinkBatch
 from seaway.connect.api.data import SchemaType
+from seaway.connect.api.data.arrow import connect_values
 from seaway.connectors.common import UniformSinkConnector
 from seaway.connectors.jdbc import config as c
 from seaway.connectors.jdbc.dialects import Dialect, dialect_from_config
@@ -63,6 +66,14 @@ def _sink_settings(props: Mapping[str, str]) -> dict[str, Any]:
             "pk.mode=kafka needs pk.fields empty (__connect_topic, __connect_partition, "
             "__connect_offset) or three names for the topic, partition and offset columns"
         )
+    return values
+
+
+def _values(schema: Schema, column: pa.Array) -> list[Any]:
+    """The Connect values of a column (``to_pylist()`` makes those of primitive schemas)."""
+    if schema.type in (SchemaType.STRUCT, SchemaType.ARRAY, SchemaType.MAP):
+        return connect_values(schema, column)
+    values: list[Any] = column.to_pylist()
     return values
 
 
@@ -95,8 +106,9 @@ class _Run:
     records: list[SinkRecord]
 
 
-class JdbcSinkTask(SinkTask):
-    """Writes each ``put()`` in one transaction, creating and evolving tables as allowed."""
+class JdbcSinkTask(BatchSinkTask):
+    """Writes each ``put()`` in one transaction, creating and evolving tables as allowed;
+    ``put_batch()`` binds whole columns of a batch of one schema."""
 
     def version(self) -> str:
         return __version__
@@ -132,6 +144,62 @@ class JdbcSinkTask(SinkTask):
             self._failed(records, error)
             return
         self.retries_left = int(self.values[c.MAX_RETRIES])
+
+    def put_batch(self, batch: SinkBatch) -> None:
+        """What ``put(batch.sink_records())`` writes, its parameters made column by column:
+        for batches of STRUCT values without tombstones (else record by record)."""
+        records, n = batch.records, batch.records.num_rows
+        value_schema = batch.value_schema
+        if (not n or value_schema is None or value_schema.type is not SchemaType.STRUCT
+                or records.column("value").null_count):  # fmt: skip
+            self.put(batch.sink_records())
+            return
+        first = SinkBatch(batch.topic, batch.partition, records.slice(0, 1), batch.key_schema,
+                          value_schema).sink_records()[0]  # fmt: skip
+        run = _Run(
+            str(self.values[c.TABLE_NAME_FORMAT]).replace("${topic}", batch.topic),
+            self.values[c.INSERT_MODE], self._fields_of(first), [],
+        )  # fmt: skip
+        try:
+            self._ensure_table(run)
+            rows = self._batch_params(run, batch)
+            with self.dialect.transaction(self.connection):
+                self._execute(run, rows)
+        except ConnectError:
+            raise
+        except Exception as error:
+            self._failed(batch.sink_records(), error)
+            return
+        self.retries_left = int(self.values[c.MAX_RETRIES])
+
+    def _batch_params(self, run: _Run, batch: SinkBatch) -> list[tuple[Any, ...]]:
+        """The statement's parameters of every record of *batch*, bound column by column."""
+        fields, records = run.fields, batch.records
+        pk_mode = self.values[c.PK_MODE]
+        value, key = records.column("value"), records.column("key")
+
+        def column(name: str) -> list[Any]:
+            schema = fields.schemas[name]
+            if pk_mode == "kafka" and name in fields.keys:
+                kind = fields.keys.index(name)
+                values: list[Any] = (
+                    records.column("offset").to_pylist() if kind == 2
+                    else [(batch.topic, batch.partition)[kind]] * records.num_rows
+                )  # fmt: skip
+            elif pk_mode == "record_key" and name in fields.keys:
+                struct_key = batch.key_schema is not None and (
+                    batch.key_schema.type is SchemaType.STRUCT)  # fmt: skip
+                values = _values(schema, key.field(name) if struct_key else key)
+            else:
+                values = _values(schema, value.field(name))
+            if schema.default_value is not None:  # Struct.get's default for a null
+                values = [schema.default_value if v is None else v for v in values]
+            return self.dialect.bind_column(schema, values)
+
+        keys = [column(name) for name in fields.keys]
+        others = [column(name) for name in fields.others]
+        return list(zip(*(others + keys if run.operation == "update" else keys + others),
+                        strict=True))  # fmt: skip
 
     def _failed(self, records: Collection[SinkRecord], error: Exception) -> None:
         """Retry the batch while retries are left, then report records one by one or fail."""
@@ -315,6 +383,10 @@ class JdbcSinkTask(SinkTask):
     # --- writes -----------------------------------------------------------------------------
 
     def _write(self, run: _Run) -> None:
+        self._execute(run, [self._params(run, record) for record in run.records])
+
+    def _execute(self, run: _Run, rows: Sequence[Sequence[Any]]) -> None:
+        """*run*'s statement over *rows* of parameters, ``batch.size`` at a time."""
         d, fields = self.dialect, run.fields
         if run.operation == _DELETE:
             sql = d.delete_sql(run.table, fields.keys)
@@ -324,10 +396,11 @@ class JdbcSinkTask(SinkTask):
             sql = d.update_sql(run.table, fields.keys, fields.others)
         else:
             sql = d.insert_sql(run.table, fields.keys, fields.others)
-        rows = [self._params(run, record) for record in run.records]
+        size = int(self.values[c.BATCH_SIZE]) or len(rows) or 1
         cursor = self.connection.cursor()
         try:
-            cursor.executemany(sql, rows)
+            for start in range(0, len(rows), size):
+                cursor.executemany(sql, rows[start : start + size])
         finally:
             cursor.close()
 

@@ -7,6 +7,7 @@ raises Kafka's error or gives Kafka's value: the tests check both sides.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import decimal
 import math
@@ -286,8 +287,45 @@ def test_numeric_decimals() -> None:
     data = written(schema, rows, **{"decimal.format": "NUMERIC"})
     data.append(envelope(schema, '{"price":1,"big":1E+3}'))
     assert_column_as_records(schema, data, **{"decimal.format": "NUMERIC"})
-    # Written as base64 (the default): left to the per-record path.
-    assert column_of(written(schema, rows)) is None
+
+
+def test_base64_decimals_and_bytes() -> None:
+    """What JsonConverter writes by default (``decimal.format=BASE64``): the JDBC source's
+    DECIMAL columns; BYTES the same way."""
+    price = Decimal.builder(2).parameter("connect.decimal.precision", "10").build()
+    schema = struct_of(("price", price), ("big", optional(Decimal.builder(0))),
+                       ("raw", optional(SchemaBuilder.bytes())),
+                       ("blobs", optional(SchemaBuilder.array(Schema.BYTES_SCHEMA))))  # fmt: skip
+    rows = [
+        Struct(schema).put("price", D("1.50")).put("big", D(10**37)).put("raw", b"\x00\xff"),
+        Struct(schema).put("price", D("-12345678.99")).put("blobs", [b"", b"a", b"\x80" * 9]),
+        Struct(schema).put("price", D("0.00")).put("big", D(-(10**37) + 1)).put("raw", b""),
+        Struct(schema).put("price", D("-0.01")).put("big", D(-128)),
+    ]
+    assert_column_as_records(schema, written(schema, rows))
+
+
+@pytest.mark.parametrize(
+    ("payload", "kafka_value"),
+    [
+        ('{"p":"AQ"}', None),  # no padding: Jackson's decoder refuses it
+        ('{"p":"A Q=="}', None),  # not base64 at all
+        ('{"p":""}', None),  # an empty BigInteger: Java refuses it
+        ('{"p":7}', D(7)),  # a number: Kafka takes it as the decimal
+        (f'{{"p":"{base64.b64encode((10**38).to_bytes(17, "big")).decode()}"}}', D(10**38)),
+    ],
+    ids=["unpadded", "not base64", "empty", "a number", "beyond decimal128"],
+)
+def test_base64_decimals_the_column_cannot_be_sure_of(payload: str, kafka_value: Any) -> None:
+    schema = struct_of(("p", Decimal.schema(0)))
+    good = written(schema, [Struct(schema).put("p", D(5))])[0]
+    bad = envelope(schema, payload)
+    assert column_of([good, bad]) is None
+    if kafka_value is None:
+        with pytest.raises(DataError):
+            converter().to_connect_data(TOPIC, bad)
+    else:
+        assert converter().to_connect_data(TOPIC, bad).value.get("p") == kafka_value
 
 
 def test_a_row_longer_than_a_read_block() -> None:
@@ -425,15 +463,9 @@ def test_a_lone_quote_is_not_an_empty_string() -> None:
     assert converter().to_connect_column(TOPIC, pa.array([cut])) is None
 
 
-@pytest.mark.parametrize(
-    ("field", "value"),
-    [
-        (Schema.BYTES_SCHEMA, b"\x00"),
-        (SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build(), {"k": 1}),
-        (Decimal.schema(2), D("1.00")),
-    ],
-)
-def test_bytes_maps_and_base64_decimals_are_left_to_the_records(field: Schema, value: Any) -> None:
+def test_maps_are_left_to_the_records() -> None:
+    field = SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build()
+    value = {"k": 1}
     schema = struct_of(("x", field), ("i", Schema.INT32_SCHEMA))
     data = converter().from_connect_data(TOPIC, schema, Struct(schema).put("x", value).put("i", 1))
     assert column_of([data]) is None

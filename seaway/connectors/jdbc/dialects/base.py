@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 #: Confluent's ``connect.decimal.precision`` schema parameter.
 DECIMAL_PRECISION = "connect.decimal.precision"
 _MAX_INTEGER_PRECISION = 18
+_PLAIN_TYPES = frozenset(SchemaType) - {SchemaType.STRUCT, SchemaType.MAP, SchemaType.ARRAY}
 _PASSWORD = re.compile(r"(password=)[^&;]*", re.IGNORECASE)
 
 
@@ -283,6 +284,13 @@ class Dialect:
                 "first (the Flatten transform) or leave the field out (fields.whitelist)"
             )
         return value
+
+    def bind_column(self, schema: Schema, values: list[Any]) -> list[Any]:
+        """:meth:`bind` of every value of one column of *schema*: the values as they are
+        where :meth:`bind` keeps them (plain values, decimals, dates and times)."""
+        if schema.type in _PLAIN_TYPES and schema.name != Timestamp.LOGICAL_NAME:
+            return values
+        return [self.bind(schema, v) for v in values]
 
     # --- types ------------------------------------------------------------------------------
 

@@ -63,6 +63,9 @@ class SqliteDialect(Dialect):
         return [f"ALTER TABLE {target} ADD {self._column_definition(n, s, False)}"
                 for n, s in columns]  # fmt: skip
 
+    def bind_column(self, schema: Schema, values: list[Any]) -> list[Any]:
+        return [self.bind(schema, v) for v in values]
+
     def bind(self, schema: Schema | None, value: Any) -> Any:
         """SQLite stores decimals, dates and times as text."""
         value = super().bind(schema, value)
