@@ -25,7 +25,7 @@ from tests.connect.debezium_helpers import (
     topic_messages,
 )
 from tests.connect.test_worker_recovery import _create_topic
-from tests.connect.workers import WorkerProcess, distributed_props, wait_for
+from tests.connect.workers import Rest, WorkerProcess, distributed_props, wait_for
 from tests.databases import MariaDbServer
 
 CLASS = "io.debezium.connector.mariadb.MariaDbConnector"
@@ -159,14 +159,7 @@ def test_snapshot_then_binlog_with_ddl(
         assert changes[-1]["ddl"].startswith("ALTER TABLE customers ADD COLUMN country")
         assert changes[-1]["tableChanges"][0]["type"] == "ALTER"
 
-        def offsets() -> Any:
-            # the changes' offsets (they carry the server id), once flushed: until then the
-            # stored offset may still be the snapshot's (offsets flush every second)
-            status, body = rest.get("/connectors/cdc/offsets")
-            stored = status == 200 and body["offsets"]
-            return stored and "server_id" in stored[0]["offset"] and stored
-
-        stored = wait_for("the offsets of the changes", offsets)
+        stored = wait_for("the offsets of the changes", lambda: _change_offsets(rest))
         assert stored[0]["partition"] == {"server": prefix}
         offset = stored[0]["offset"]
         # a change's offset is its transaction's start with the events and rows emitted of
@@ -335,6 +328,14 @@ def test_restart_during_the_snapshot(
     assert len(second) == rows + 2  # the second snapshot whole, once, then the insert
 
 
+def _change_offsets(rest: Rest) -> Any:
+    """The connector ``cdc``'s stored offsets once they are a change's (they carry the
+    server id): until the next flush (every second) they may still be the snapshot's."""
+    status, body = rest.get("/connectors/cdc/offsets")
+    stored = status == 200 and body["offsets"]
+    return stored and "server_id" in stored[0]["offset"] and stored
+
+
 def test_purged_binlog_fails_or_snapshots_when_needed(
     tmp_path: Path, bootstrap: str, topic_name: str, server: MariaDbServer
 ) -> None:
@@ -351,8 +352,11 @@ def test_purged_binlog_fails_or_snapshots_when_needed(
         assert rest is not None
         config = _config(server, bootstrap, prefix, db)
         rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
-        _execute(server, db, "INSERT INTO t VALUES (2)")
-        wait_for("the snapshot and an insert", lambda: len(tail.read()) == 2)
+        wait_for("the snapshot", lambda: len(tail.read()) == 1)
+        _execute(server, db, "INSERT INTO t VALUES (2)")  # a change (not in the snapshot)
+        wait_for("the insert", lambda: len(tail.read()) == 2)
+        # stopped before the insert's offset is stored, it could take the snapshot again
+        wait_for("the insert's offset", lambda: _change_offsets(rest))
         rest.ok("PUT", "/connectors/cdc/stop")
         wait_for("the stopped connector", lambda: rest.get("/connectors/cdc/status")[1][
             "connector"]["state"] == "STOPPED")  # fmt: skip
