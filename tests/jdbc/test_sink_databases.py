@@ -216,6 +216,20 @@ def test_upsert_creates_evolves_and_replays_idempotently(database: _Database, pu
         task.stop()
 
 
+def test_an_upsert_batch_with_a_key_twice_keeps_its_last_row(database: _Database, put: Put) -> None:
+    """As the statements one by one would (PostgreSQL's batches go through COPY and one
+    INSERT ... SELECT, which may touch a row once)."""
+    task = _task(database, **{"insert.mode": "upsert", "pk.mode": "record_key",
+                              "auto.create": "true"})  # fmt: skip
+    try:
+        put(task, [_record(0, 1, "first"), _record(1, 2, "two"), _record(2, 1, "last")])
+        put(task, [_record(3, 2, "again"), _record(4, 2, "twice")])
+        rows = database.query("SELECT id, username FROM login ORDER BY id")
+        assert rows == [(1, "last"), (2, "twice")]
+    finally:
+        task.stop()
+
+
 def test_kafka_coordinates_and_update_mode(database: _Database, put: Put) -> None:
     task = _task(database, **{"pk.mode": "kafka", "auto.create": "true",
                               "table.name.format": "audit_${topic}"})  # fmt: skip

@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 
 from seaway.connect.api import ConnectError, ConnectorContext, Schema, partition_key
+from seaway.connect.api.batches import SourceBatch
+from seaway.connect.api.data.arrow import connect_values
+from seaway.connect.converters import JsonConverter
 from seaway.connectors.jdbc import JdbcSourceConnector, JdbcSourceTask
 
 MARIADB_TABLE = """CREATE TABLE kinds (
@@ -146,6 +149,55 @@ def test_types_offsets_and_microseconds(database: tuple[Any, str]) -> None:
         assert value.get("js").replace(" ", "") == '{"k":1}'
         _insert(database, 6, 1, "2026-11-20 10:00:01")  # same timestamp, higher id
         assert [r.value.get("id") for r in _drain(task, offsets)] == [6]
+    finally:
+        task.stop()
+        connector.stop()
+
+
+def _as_json(items: list[Any], columns_used: list[bool]) -> list[bytes | None]:
+    """JsonConverter's bytes of each record, whole columns where it takes them (as the
+    runtime converts a batch) and record by record where it does not."""
+    json = JsonConverter()
+    json.configure({}, is_key=False)
+    out: list[bytes | None] = []
+    for item in items:
+        if isinstance(item, SourceBatch):
+            values = item.records.column("value")
+            column = json.from_connect_column(item.topic, item.value_schema, values)
+            columns_used.append(column is not None)
+            if column is not None:
+                out += column.to_pylist()
+                continue
+            out += [json.from_connect_data(item.topic, item.value_schema, v)
+                    for v in connect_values(item.value_schema, values)]  # fmt: skip
+        else:
+            out.append(json.from_connect_data(item.topic, item.value_schema, item.value))
+    return out
+
+
+@pytest.mark.parametrize("floats", [True, False], ids=["with floats", "without"])
+def test_batches_are_the_records_in_columns(database: tuple[Any, str], floats: bool) -> None:
+    """read_batches() gives what read() gives, byte for byte once JsonConverter wrote it;
+    without float columns (which Java prints its own way) the column path writes them."""
+    postgres = _is_postgres(database)
+    _execute(database, POSTGRES_TABLE if postgres else MARIADB_TABLE)
+    _insert(database, 1, 3, "2026-11-20 10:00:00.123456")
+    text, before_1970 = "'quote \" and backslash \\\\'", "'1969-12-31 23:59:59.9995'"
+    _execute(database, "INSERT INTO kinds (id, big, name, changed) "
+                       f"VALUES (4, -1, {text}, {before_1970})")  # fmt: skip
+    if not floats:
+        _execute(database, *(f"ALTER TABLE kinds DROP COLUMN {c}" for c in ("real_", "dbl")))
+    connector, task = _task(database, mode="incrementing", **{"incrementing.column.name": "id"})
+    try:
+        planned = task.plan({})
+        ((key, end),) = planned.items()
+        partition = task.sources[key].partition
+        records = list(task.read(partition, None, end))
+        items = list(task.read_batches(partition, None, end))
+        assert [type(i) for i in items] == [SourceBatch]
+        columns_used: list[bool] = []
+        assert _as_json(items, columns_used) == _as_json(records, []) and len(records) == 4
+        assert columns_used == [not floats]
     finally:
         task.stop()
         connector.stop()

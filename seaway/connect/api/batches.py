@@ -7,7 +7,7 @@ working and stays the reference:
 
 * a :class:`BatchSourceTask` (a :class:`~seaway.connect.api.replay.ReplayableSourceTask`)
   implements :meth:`BatchSourceTask.read_batches`, the same records as ``read()`` as
-  :class:`SourceBatch`\\ es;
+  :class:`SourceBatch`\\ es (and as records, in order, those columns cannot hold);
 * a :class:`BatchSinkTask` implements :meth:`BatchSinkTask.put_batch`, taking what
   ``put()`` would take as one :class:`SinkBatch` per topic-partition at a time.
 
@@ -23,14 +23,13 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 
 from seaway.connect.api.data import Schema
 from seaway.connect.api.data.arrow import connect_values
 from seaway.connect.api.offsets import SourceOffset, SourcePartition
-from seaway.connect.api.records import SinkRecord
+from seaway.connect.api.records import SinkRecord, SourceRecord
 from seaway.connect.api.replay import ReplayableSourceTask
 from seaway.connect.api.sink import SinkTask
 
@@ -72,8 +71,8 @@ class SinkBatch:
         """The batch's records one by one, as ``put()`` would take them (structs as
         :class:`~seaway.connect.api.data.Struct`, logical types as their Python values)."""
         columns = self.records
-        keys = _values(self.key_schema, columns.column("key"))
-        values = _values(self.value_schema, columns.column("value"))
+        keys = connect_values(self.key_schema, columns.column("key"))
+        values = connect_values(self.value_schema, columns.column("value"))
         offsets = columns.column("offset").to_pylist()
         timestamps = columns.column("timestamp").to_pylist()
         rows = zip(offsets, timestamps, keys, values, strict=True)
@@ -92,10 +91,6 @@ class SinkBatch:
         ]
 
 
-def _values(schema: Schema | None, column: pa.Array) -> list[Any]:
-    return column.to_pylist() if schema is None else connect_values(schema, column)
-
-
 class BatchSourceTask(ReplayableSourceTask):
     """A replayable source task that can also read its ranges as Arrow batches."""
 
@@ -105,8 +100,9 @@ class BatchSourceTask(ReplayableSourceTask):
         partition: SourcePartition,
         start_offset: SourceOffset | None,
         end_offset: SourceOffset,
-    ) -> Iterator[SourceBatch]:
-        """The records ``read(partition, start_offset, end_offset)`` yields, as batches."""
+    ) -> Iterator[SourceBatch | SourceRecord]:
+        """The records ``read(partition, start_offset, end_offset)`` yields, in order, as
+        batches (any that Arrow columns cannot hold as records)."""
 
 
 class BatchSinkTask(SinkTask):

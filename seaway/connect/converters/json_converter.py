@@ -38,6 +38,7 @@ from seaway.connect.api.storage import (
 from seaway.connect.converters import columns, json_structs
 from seaway.connect.converters.json_codec import JsonCodec, per_schema
 from seaway.connect.converters.json_config import CONFIG_DEF, DecimalFormat, JsonConverterConfig
+from seaway.connect.converters.json_struct_writer import struct_envelopes
 from seaway.connect.converters.json_text import (
     dumps,
     dumps_plain,
@@ -123,12 +124,19 @@ class JsonConverter(Converter, HeaderConverter):
     def from_connect_column(
         self, topic: str, schema: Schema | None, column: pa.Array
     ) -> pa.Array | None:
-        """A text column of a STRING schema as JSON string literals (in the schema
-        envelope with ``schemas.enable``), byte for byte :meth:`from_connect_data`'s."""
-        if schema is None or not _plain_string(schema):
+        """A text column of a STRING schema as JSON string literals, or a struct column of
+        a STRUCT schema as JSON objects (:mod:`~seaway.connect.converters.json_struct_writer`),
+        in the schema envelope with ``schemas.enable``: byte for byte
+        :meth:`from_connect_data`'s, or None (the runtime goes record by record)."""
+        if schema is None or schema.type not in (SchemaType.STRING, SchemaType.STRUCT):
             return None
         prefix = self._envelope_prefix(schema) if self.settings.schemas_enabled else b""
-        return columns.json_literals(column, prefix, b"}" if prefix else b"")
+        suffix = b"}" if prefix else b""
+        if schema.type is SchemaType.STRUCT:
+            codec = self.codec
+            return struct_envelopes(column, schema, prefix, suffix, codec.decimal_format,
+                                    codec.replace_null_with_default)  # fmt: skip
+        return columns.json_literals(column, prefix, suffix)
 
     def to_connect_column(
         self, topic: str, column: pa.Array

@@ -26,8 +26,6 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-import pyarrow as pa
-
 from seaway import __version__
 from seaway.config import ConfigException
 from seaway.connect.api import (
@@ -66,14 +64,6 @@ def _sink_settings(props: Mapping[str, str]) -> dict[str, Any]:
             "pk.mode=kafka needs pk.fields empty (__connect_topic, __connect_partition, "
             "__connect_offset) or three names for the topic, partition and offset columns"
         )
-    return values
-
-
-def _values(schema: Schema, column: pa.Array) -> list[Any]:
-    """The Connect values of a column (``to_pylist()`` makes those of primitive schemas)."""
-    if schema.type in (SchemaType.STRUCT, SchemaType.ARRAY, SchemaType.MAP):
-        return connect_values(schema, column)
-    values: list[Any] = column.to_pylist()
     return values
 
 
@@ -164,13 +154,22 @@ class JdbcSinkTask(BatchSinkTask):
             self._ensure_table(run)
             rows = self._batch_params(run, batch)
             with self.dialect.transaction(self.connection):
-                self._execute(run, rows)
+                if not self._copy(run, rows):
+                    self._execute(run, rows)
         except ConnectError:
             raise
         except Exception as error:
             self._failed(batch.sink_records(), error)
             return
         self.retries_left = int(self.values[c.MAX_RETRIES])
+
+    def _copy(self, run: _Run, rows: list[tuple[Any, ...]]) -> bool:
+        """Inserts and upserts by the database's bulk load where it has one (``COPY``)."""
+        if run.operation not in ("insert", "upsert"):
+            return False
+        fields = run.fields
+        return self.dialect.copy_rows(self.connection, run.table, fields.keys, fields.others,
+                                      rows, upsert=run.operation == "upsert")  # fmt: skip
 
     def _batch_params(self, run: _Run, batch: SinkBatch) -> list[tuple[Any, ...]]:
         """The statement's parameters of every record of *batch*, bound column by column."""
@@ -189,9 +188,9 @@ class JdbcSinkTask(BatchSinkTask):
             elif pk_mode == "record_key" and name in fields.keys:
                 struct_key = batch.key_schema is not None and (
                     batch.key_schema.type is SchemaType.STRUCT)  # fmt: skip
-                values = _values(schema, key.field(name) if struct_key else key)
+                values = connect_values(schema, key.field(name) if struct_key else key)
             else:
-                values = _values(schema, value.field(name))
+                values = connect_values(schema, value.field(name))
             if schema.default_value is not None:  # Struct.get's default for a null
                 values = [schema.default_value if v is None else v for v in values]
             return self.dialect.bind_column(schema, values)

@@ -21,19 +21,23 @@ the driver) asks the database for the position of the ``batch.max.rows``-th new 
 committed late with an earlier timestamp are not passed by); :meth:`JdbcSourceTask.read`
 (on an executor) selects exactly the rows between the two positions. The same range gives
 the same rows, which makes the connector exactly-once with ``exactly.once.source.support``.
-``bulk`` mode reads whole tables every ``poll.interval.ms`` and has no offsets, as in
+:meth:`JdbcSourceTask.read_batches` gives the same rows as Arrow columns (the batch
+contract). ``bulk`` mode reads whole tables every ``poll.interval.ms`` and has no offsets, as in
 Confluent's connector.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import logging
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
+
+import pyarrow as pa
 
 from seaway import __version__
 from seaway.config import ConfigDef, ConfigException
@@ -49,8 +53,9 @@ from seaway.connect.api import (
     Task,
     partition_key,
 )
+from seaway.connect.api.batches import BatchSourceTask, SourceBatch
 from seaway.connect.api.data import SchemaBuilder, Struct
-from seaway.connect.api.replay import ReplayableSourceTask
+from seaway.connect.api.data.arrow import arrow_type
 from seaway.connectors.jdbc import config as c
 from seaway.connectors.jdbc.dialects import Column, Dialect, dialect_from_config
 from seaway.java.hash_map import hash_map_order, string_hash
@@ -60,6 +65,8 @@ __all__ = ["JdbcBulkSourceTask", "JdbcSourceConnector", "JdbcSourceTask"]
 log = logging.getLogger(__name__)
 
 _QUERY_PARTITION: Final = {"query": "query"}
+_BATCH_ROWS: Final = 10_000
+"""Rows per batch of :meth:`JdbcSourceTask.read_batches`."""
 
 
 def _settings(props: Mapping[str, str]) -> dict[str, Any]:
@@ -232,6 +239,23 @@ class _Source:
             self.refresh(task)
         self.names = names
 
+    def batch(self, rows: list[tuple[Any, ...]]) -> SourceBatch | None:
+        """*rows* as one column of value structs; None if a value does not fit its column's
+        Arrow type (the rows then go as records)."""
+        arrays = []
+        for column in self.columns:
+            convert, index = column.convert, column.index
+            values = [None if (v := row[index]) is None else convert(v) for row in rows]
+            try:
+                arrays.append(pa.array(values, arrow_type(column.schema)))
+            except (pa.ArrowException, OverflowError, TypeError, ValueError):
+                return None
+        value_type = arrow_type(self.schema)
+        fields = [value_type.field(i) for i in range(value_type.num_fields)]
+        values = pa.StructArray.from_arrays(arrays, fields=fields)
+        records = pa.RecordBatch.from_arrays([values], names=["value"])
+        return SourceBatch(self.topic, records, self.schema)
+
     def record(self, row: tuple[Any, ...], offset: SourceOffset | None) -> SourceRecord:
         # Each column's converter makes a value of the column's schema.
         values = [None if (v := row[c.index]) is None else c.convert(v) for c in self.columns]
@@ -271,7 +295,7 @@ class _JdbcTask:
             connection.close()
 
 
-class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
+class JdbcSourceTask(_JdbcTask, BatchSourceTask):
     """Incrementing and timestamp modes: planned on the driver, replayed on executors."""
 
     def start(self, props: dict[str, str]) -> None:
@@ -345,14 +369,14 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
         return (f"({self._ts()} < {p} OR ({self._ts()} = {p} AND {q(self.incrementing)} <= {p}))",
                 [stamp, stamp, offset["incrementing"]])  # fmt: skip
 
-    def _order(self) -> str:
+    def _order(self, descending: bool = False) -> str:
         q = self.dialect.quote
         keys = {
             c.INCREMENTING: [q(self.incrementing)],
             c.TIMESTAMP: [self._ts()],
             c.TIMESTAMP_INCREMENTING: [self._ts(), q(self.incrementing)],
         }[self.mode]
-        return ", ".join(keys)  # fmt: skip
+        return ", ".join(f"{k} DESC" if descending else k for k in keys)
 
     def _offset(self, incrementing: Any, stamp: Any) -> SourceOffset:
         """A row's offset as Confluent's ``TimestampIncrementingOffset.toMap`` builds it, keys
@@ -377,8 +401,8 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
         for key, source in self.sources.items():
             if now < source.next_poll:
                 continue
-            end, rows = self._plan_one(source, start_offsets.get(key))
-            if rows < self.values[c.BATCH_MAX_ROWS]:
+            end, full = self._plan_one(source, start_offsets.get(key))
+            if not full:
                 # Caught up: wait poll.interval.ms. A full batch means a backlog, read on at
                 # once, as Confluent's task drains a result set before it waits.
                 source.next_poll = now + self.values[c.POLL_INTERVAL] / 1000
@@ -388,9 +412,9 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
 
     def _plan_one(
         self, source: _Source, start: SourceOffset | None
-    ) -> tuple[SourceOffset | None, int]:
-        """The position of the ``batch.max.rows``-th new row (or the last one) and how many
-        new rows there are up to it."""
+    ) -> tuple[SourceOffset | None, bool]:
+        """The position of the ``batch.max.rows``-th new row (a full batch: True), else of
+        the last new row; each asked of the database as one row."""
         after, params = self._after(start)
         where = [after]
         if self.mode != c.INCREMENTING:  # up to the database's clock minus the delay
@@ -398,40 +422,63 @@ class JdbcSourceTask(_JdbcTask, ReplayableSourceTask):
             bound = self.dialect.now(self.connection) - delay
             where.append(f"{self._ts()} < {self.dialect.placeholder}")
             params.append(self.dialect.timestamp_param(bound))
-        last, rows = None, 0
         limit = self.values[c.BATCH_MAX_ROWS]
-        for _, offset in self._rows(source, where, params, limit, positions_only=True):
-            last, rows = offset, rows + 1
-        return last, rows
+        for raw in self._rows(source, where, params, limit=1, skip=limit - 1,
+                              positions_only=True):  # fmt: skip
+            return self._offset(raw[-2], raw[-1]), True
+        for raw in self._rows(source, where, params, limit=1, positions_only=True, last=True):
+            return self._offset(raw[-2], raw[-1]), False
+        return None, False
 
     def read(
         self, partition: SourcePartition, start_offset: SourceOffset | None,
         end_offset: SourceOffset,
     ) -> Iterator[SourceRecord]:  # fmt: skip
         source = self.sources[partition_key(partition)]
+        for raw in self._range(source, start_offset, end_offset):
+            yield source.record(raw, self._offset(raw[-2], raw[-1]))
+
+    def read_batches(
+        self, partition: SourcePartition, start_offset: SourceOffset | None,
+        end_offset: SourceOffset,
+    ) -> Iterator[SourceBatch | SourceRecord]:  # fmt: skip
+        """The rows of ``read()``, ``_BATCH_ROWS`` at a time as columns of the value struct
+        (rows the columns cannot hold, such as a decimal beyond 38 digits, as records)."""
+        source = self.sources[partition_key(partition)]
+        rows = self._range(source, start_offset, end_offset)
+        while chunk := list(itertools.islice(rows, _BATCH_ROWS)):
+            batch = source.batch(chunk)
+            if batch is not None:
+                yield batch
+                continue
+            for raw in chunk:
+                yield source.record(raw, self._offset(raw[-2], raw[-1]))
+
+    def _range(
+        self, source: _Source, start_offset: SourceOffset | None, end_offset: SourceOffset
+    ) -> Iterator[tuple[Any, ...]]:
         after, params = self._after(start_offset)
         up_to, more = self._up_to(end_offset)
-        for values, offset in self._rows(source, [after, up_to], params + more):
-            yield source.record(values, offset)
+        return self._rows(source, [after, up_to], params + more)
 
     def _rows(
         self, source: _Source, where: list[str], params: list[Any], limit: int | None = None,
-        positions_only: bool = False,
-    ) -> Iterator[tuple[tuple[Any, ...], SourceOffset]]:  # fmt: skip
-        """The source's rows matching *where*, in the mode's order, with their offsets (with
-        *positions_only*, rows of the offset columns alone: planning reads no data)."""
+        skip: int = 0, positions_only: bool = False, last: bool = False,
+    ) -> Iterator[tuple[Any, ...]]:  # fmt: skip
+        """The source's rows matching *where*, in the mode's order (the last first with
+        *last*), the first *skip* left out, each ending in its incrementing and timestamp
+        values (with *positions_only*, rows of those alone: planning reads no data)."""
         stamp = self._ts() if self.timestamps else "NULL"
         incrementing = self.dialect.quote(self.incrementing) if self.incrementing else "NULL"
         sql = (f"SELECT {'' if positions_only else '*, '}{incrementing} AS __seaway_id, "
                f"{stamp} AS __seaway_ts FROM ({source.select}) AS __seaway_q "
-               f"WHERE {' AND '.join(where)} ORDER BY {self._order()}")  # fmt: skip
+               f"WHERE {' AND '.join(where)} ORDER BY {self._order(last)}")  # fmt: skip
         if limit is not None:
-            sql += f" LIMIT {limit}"
+            sql += f" LIMIT {limit}" + (f" OFFSET {skip}" if skip else "")
         cursor = self.dialect.execute(self.connection, sql, params)
         if not positions_only:
             source.check_columns(self, cursor, extra=2)
-        for raw in cursor:
-            yield raw, self._offset(raw[-2], raw[-1])
+        yield from cursor
 
 
 class JdbcBulkSourceTask(_JdbcTask, SourceTask):

@@ -35,6 +35,9 @@ _PRIMITIVES = {
 }  # fmt: skip
 
 
+_NESTED = (SchemaType.STRUCT, SchemaType.ARRAY, SchemaType.MAP)
+
+
 def arrow_type(schema: Schema) -> pa.DataType:
     """The Arrow type of a Connect schema."""
     name = schema.name
@@ -97,11 +100,14 @@ def structs_to_table(schema: Schema, values: Sequence[Struct]) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=arrow_schema(schema))
 
 
-def connect_values(schema: Schema, column: pa.Array) -> list[Any]:
+def connect_values(schema: Schema | None, column: pa.Array) -> list[Any]:
     """The Connect values of an Arrow column of *schema*'s type (the reverse of
     :func:`structs_to_table`'s columns): structs as :class:`Struct`, maps as dicts, logical
-    types as their Python values."""
-    return [_connect(schema, v) for v in column.to_pylist()]
+    types as their Python values; without a schema, the column's Python values."""
+    values: list[Any] = column.to_pylist()
+    if schema is None or schema.type not in _NESTED:
+        return values
+    return [_connect(schema, v) for v in values]
 
 
 def _connect(schema: Schema, value: Any) -> Any:

@@ -37,6 +37,7 @@ from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPart
 from seaway.config.plugins import load_class
 from seaway.connect.api import ReplayableSourceTask, SourceRecord, SourceTask, SourceTaskContext
 from seaway.connect.api.batches import BatchSourceTask, SourceBatch
+from seaway.connect.api.data.arrow import connect_values
 from seaway.connect.api.offsets import (
     OffsetStorageReader,
     PartitionKey,
@@ -355,11 +356,11 @@ def _records(
 
 def _source_records(batch: SourceBatch) -> Iterator[SourceRecord]:
     """A batch's records one by one (for what needs records: the per-record fallback)."""
-    names = batch.records.schema.names
-    n = batch.records.num_rows
-    values = batch.records.column("value").to_pylist()
-    keys = batch.records.column("key").to_pylist() if "key" in names else [None] * n
-    stamps = batch.records.column("timestamp").to_pylist() if "timestamp" in names else [None] * n
+    records, n = batch.records, batch.records.num_rows
+    names = records.schema.names
+    values = connect_values(batch.value_schema, records.column("value"))
+    keys = connect_values(batch.key_schema, records.column("key")) if "key" in names else [None] * n
+    stamps = records.column("timestamp").to_pylist() if "timestamp" in names else [None] * n
     for key, value, timestamp in zip(keys, values, stamps, strict=True):
         yield SourceRecord(
             source_partition=None,

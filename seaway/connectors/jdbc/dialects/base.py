@@ -237,6 +237,15 @@ class Dialect:
         where = " AND ".join(f"{self.quote(c)} = {p}" for c in keys)
         return f"UPDATE {self.quote_table(table)} SET {sets} WHERE {where}"
 
+    def copy_rows(
+        self, connection: Any, table: str, keys: Sequence[str], others: Sequence[str],
+        rows: Sequence[Sequence[Any]], upsert: bool,
+    ) -> bool:  # fmt: skip
+        """Write *rows* (the key columns' values, then the others') with the database's bulk
+        load, leaving what the insert (or with *upsert*, the upsert) statement run row by
+        row would; False where there is none (the statements run then)."""
+        return False
+
     def delete_sql(self, table: str, keys: Sequence[str]) -> str:
         where = " AND ".join(f"{self.quote(c)} = {self.placeholder}" for c in keys)
         return f"DELETE FROM {self.quote_table(table)} WHERE {where}"

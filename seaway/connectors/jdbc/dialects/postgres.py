@@ -6,7 +6,7 @@ import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from seaway.connect.api.data.logical import Date, Time, Timestamp
 from seaway.connectors.jdbc.dialects.base import Column, ConnectionSettings, Dialect
@@ -29,6 +29,11 @@ _UNSET_SCALE = 127  # pgjdbc's scale of an unconstrained numeric
 
 def _json_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+_STAGE: Final = "__seaway_stage"
+"""The temporary table an upsert's rows are copied into (dropped in the transaction)."""
+_ORDINAL: Final = "__seaway_ordinal"
 
 
 class PostgresDialect(Dialect):
@@ -102,9 +107,42 @@ class PostgresDialect(Dialect):
             yield
 
     def upsert_sql(self, table: str, keys: Sequence[str], others: Sequence[str]) -> str:
-        insert = self.insert_sql(table, keys, others)
+        return f"{self.insert_sql(table, keys, others)} {self._on_conflict(keys, others)}"
+
+    def _on_conflict(self, keys: Sequence[str], others: Sequence[str]) -> str:
         conflict = ", ".join(self.quote(k) for k in keys)
         if not others:
-            return f"{insert} ON CONFLICT ({conflict}) DO NOTHING"
+            return f"ON CONFLICT ({conflict}) DO NOTHING"
         sets = ", ".join(f"{self.quote(c)}=EXCLUDED.{self.quote(c)}" for c in others)
-        return f"{insert} ON CONFLICT ({conflict}) DO UPDATE SET {sets}"
+        return f"ON CONFLICT ({conflict}) DO UPDATE SET {sets}"
+
+    def copy_rows(
+        self, connection: Any, table: str, keys: Sequence[str], others: Sequence[str],
+        rows: Sequence[Sequence[Any]], upsert: bool,
+    ) -> bool:  # fmt: skip
+        """``COPY`` into the table, or for an upsert into a temporary table and from there
+        one ``INSERT ... SELECT ... ON CONFLICT`` of each key's last row: the rows the
+        statements one by one would leave."""
+        target, names = self.quote_table(table), ", ".join(self.quote(c) for c in (*keys, *others))
+        cursor = connection.cursor()
+        try:
+            if not upsert:
+                with cursor.copy(f"COPY {target} ({names}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+                return True
+            cursor.execute(f"CREATE TEMPORARY TABLE {_STAGE} ON COMMIT DROP AS SELECT {names}, "
+                           f"0::bigint AS {_ORDINAL} FROM {target} WITH NO DATA")  # fmt: skip
+            with cursor.copy(f"COPY {_STAGE} FROM STDIN") as copy:
+                for ordinal, row in enumerate(rows):
+                    copy.write_row((*row, ordinal))
+            conflict = ", ".join(self.quote(k) for k in keys)
+            cursor.execute(
+                f"INSERT INTO {target} ({names}) SELECT DISTINCT ON ({conflict}) {names} "
+                f"FROM {_STAGE} ORDER BY {conflict}, {_ORDINAL} DESC "
+                f"{self._on_conflict(keys, others)}"
+            )
+            cursor.execute(f"DROP TABLE {_STAGE}")
+            return True
+        finally:
+            cursor.close()
