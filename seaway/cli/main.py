@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
+import signal
 import sys
 
 from seaway import __version__
@@ -53,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
         stream=sys.stderr,
     )
+    # `kill -USR1 <pid>` prints every thread's stack to stderr (the log), as jstack does
+    # for a JVM: what a stuck worker, broker or mirror is waiting on.
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
         return int(args.run(args) or 0)
     except ModuleNotFoundError as exc:

@@ -183,8 +183,9 @@ def diagnosed(test: Callable[..., None]) -> Callable[..., None]:
             test(*args, **kwargs)
         except BaseException:
             api = kwargs.get("api")
-            if api is not None:
-                print(f"--- worker log ({api.worker.log}) ---\n{api.worker.tail(120)}")
+            if api is not None:  # the threads' stacks, then the log's tail
+                api.worker.dump_threads()
+                print(f"--- worker log ({api.worker.log}) ---\n{api.worker.tail(400)}")
             raise
 
     return run

@@ -154,9 +154,16 @@ class WorkerProcess:
     def __enter__(self) -> WorkerProcess:
         return self if self.proc is not None else self.start()
 
+    def dump_threads(self) -> None:
+        """Have the worker print every thread's stack into its log (``kill -USR1``)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGUSR1)
+            time.sleep(0.5)
+
     def __exit__(self, exc_type: object, *exc: object) -> None:
         if exc_type is not None:  # pytest shows captured output of a failed test
-            print(f"--- {self.log} (last 200 lines) ---\n{self.tail(200)}")
+            self.dump_threads()
+            print(f"--- {self.log} (last 400 lines) ---\n{self.tail(400)}")
         self.stop()
 
 
