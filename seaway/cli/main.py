@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import io
 import logging
 import signal
 import sys
@@ -39,6 +40,15 @@ _COMMANDS = {
 }
 
 
+def _dump_threads_on_sigusr1() -> None:
+    """``kill -USR1 <pid>`` prints every thread's stack to stderr (the log), as jstack does
+    for a JVM: what a stuck worker, broker or mirror is waiting on."""
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        pass  # no SIGUSR1 (Windows), or main() run in-process with stderr not a file
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="seaway",
@@ -55,10 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
         stream=sys.stderr,
     )
-    # `kill -USR1 <pid>` prints every thread's stack to stderr (the log), as jstack does
-    # for a JVM: what a stuck worker, broker or mirror is waiting on.
-    if hasattr(signal, "SIGUSR1"):
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    _dump_threads_on_sigusr1()
     try:
         return int(args.run(args) or 0)
     except ModuleNotFoundError as exc:
