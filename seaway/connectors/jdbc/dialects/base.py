@@ -173,6 +173,10 @@ class Dialect:
         q = self.quote_char
         return q + name.replace(q, q + q) + q
 
+    def quote_list(self, names: Sequence[str]) -> str:
+        """``"a", "b"``: column names quoted, comma-separated."""
+        return ", ".join(self.quote(name) for name in names)
+
     def quote_table(self, table: str) -> str:
         """A table's qualified name (``db.table``, ``schema.table``) quoted part by part."""
         return ".".join(self.quote(part) for part in table.split("."))
@@ -224,7 +228,7 @@ class Dialect:
             self.SQL_TYPES[kind])  # fmt: skip
 
     def insert_sql(self, table: str, keys: Sequence[str], others: Sequence[str]) -> str:
-        names = ", ".join(self.quote(c) for c in (*keys, *others))
+        names = self.quote_list((*keys, *others))
         marks = ", ".join([self.placeholder] * (len(keys) + len(others)))
         return f"INSERT INTO {self.quote_table(table)} ({names}) VALUES ({marks})"
 
@@ -255,7 +259,7 @@ class Dialect:
         """``CREATE TABLE`` with one line per column and the primary key."""
         lines = [self._column_definition(name, schema, name in keys) for name, schema in columns]
         if keys:
-            lines.append(f"PRIMARY KEY({', '.join(self.quote(k) for k in keys)})")
+            lines.append(f"PRIMARY KEY({self.quote_list(keys)})")
         body = ",\n".join(lines)
         return [f"CREATE TABLE {self.quote_table(table)} (\n{body})"]
 

@@ -110,7 +110,7 @@ class PostgresDialect(Dialect):
         return f"{self.insert_sql(table, keys, others)} {self._on_conflict(keys, others)}"
 
     def _on_conflict(self, keys: Sequence[str], others: Sequence[str]) -> str:
-        conflict = ", ".join(self.quote(k) for k in keys)
+        conflict = self.quote_list(keys)
         if not others:
             return f"ON CONFLICT ({conflict}) DO NOTHING"
         sets = ", ".join(f"{self.quote(c)}=EXCLUDED.{self.quote(c)}" for c in others)
@@ -123,7 +123,7 @@ class PostgresDialect(Dialect):
         """``COPY`` into the table, or for an upsert into a temporary table and from there
         one ``INSERT ... SELECT ... ON CONFLICT`` of each key's last row: the rows the
         statements one by one would leave."""
-        target, names = self.quote_table(table), ", ".join(self.quote(c) for c in (*keys, *others))
+        target, names = self.quote_table(table), self.quote_list((*keys, *others))
         cursor = connection.cursor()
         try:
             if not upsert:
@@ -136,7 +136,7 @@ class PostgresDialect(Dialect):
             with cursor.copy(f"COPY {_STAGE} FROM STDIN") as copy:
                 for ordinal, row in enumerate(rows):
                     copy.write_row((*row, ordinal))
-            conflict = ", ".join(self.quote(k) for k in keys)
+            conflict = self.quote_list(keys)
             cursor.execute(
                 f"INSERT INTO {target} ({names}) SELECT DISTINCT ON ({conflict}) {names} "
                 f"FROM {_STAGE} ORDER BY {conflict}, {_ORDINAL} DESC "
