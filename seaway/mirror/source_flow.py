@@ -59,6 +59,9 @@ FOLLOW_MS: Final = "seaway.flow.follow.ms"
 from their start (0: only the planned ranges). Spark's cycle (plan, launch, hand-over) is
 then paid once per this long, not for every few records; a following task holds a core."""
 FOLLOW_DEFAULT_MS: Final = 10_000
+BRIDGE_MS: Final = 5_000
+"""Following: how long a bridge copies over a hand-over between follow periods at most
+(:mod:`seaway.mirror.copy.bridge`); a hand-over takes 0.2-1 s, longer on a loaded machine."""
 _START_RETRY_S: Final = 5.0  # a start that failed (a cluster away) is tried again after this
 _EARLIEST: Final = -2
 
@@ -274,6 +277,7 @@ class MirrorSourceFlow:
             tasks=self._task_slots(),
             follow_ms=s.follow_ms if s.following else 0,
             run_id=uuid.uuid4().hex,
+            bridge_ms=min(BRIDGE_MS, s.follow_ms) if s.following else 0,
         )
         self._spec = spec
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))

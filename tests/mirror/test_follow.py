@@ -4,6 +4,8 @@ its progress for this run only, and the next micro-batch's plan starts after it.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -15,7 +17,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from seaway.kafka.ranges import OffsetRange
-from seaway.mirror.copy.ledger import copied_up_to, request_stop, stop_requested
+from seaway.mirror.copy.ledger import copied_up_to, progress, request_stop, stop_requested
 from seaway.mirror.copy.loop import copy_ranges
 from seaway.mirror.copy.source import MirrorCopyReader, parse_copy_options
 from seaway.mirror.copy.spec import MirrorCopySpec
@@ -165,3 +167,152 @@ def test_a_following_task_sends_its_delayed_offset_syncs_as_it_stores(
     finally:
         request_stop(spec)
         task.join(60)
+
+
+def _bridged(spec: MirrorCopySpec, topic: str) -> set[tuple[str, int]]:
+    found = progress(spec, [(topic, p) for p in range(PARTITIONS)])
+    assert not isinstance(found, Exception)
+    return {tp for tp, (_, bridging) in found.items() if bridging}
+
+
+def _wait_released(spec: MirrorCopySpec, topic: str) -> None:
+    deadline = time.monotonic() + 30
+    while _bridged(spec, topic) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _bridged(spec, topic) == set(), "the bridge did not end when the run stopped"
+
+
+def _next_batch(spec: MirrorCopySpec, raw: dict[str, str], topic: str) -> list[Any]:
+    """The ranges Spark's next micro-batch would plan from the ledger: nothing new planned,
+    every partition an empty range at its recorded progress."""
+    source, _ = parse_copy_options(raw)
+    done = copied_up_to(spec, [(topic, p) for p in range(PARTITIONS)])
+    return [(source, OffsetRange(t, p, offset, offset)) for (t, p), offset in done.items()]
+
+
+def test_a_bridge_copies_over_the_hand_over_and_the_next_task_takes_over(
+    following: tuple[MirrorCopySpec, dict[str, str]], cluster_a: Any, cluster_b: Any
+) -> None:
+    """A task whose follow period ran out hands its partitions to a bridge in its process:
+    what arrives before the next task starts is copied at once, and the next task (here in
+    the same process) ends the bridge, starts where it got to and reports its copy."""
+    spec, raw = following
+    spec = replace(spec, follow_ms=500, bridge_ms=60_000)
+    source, _ = parse_copy_options(raw)
+    ((topic, remote),) = spec.remote_topics.items()
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    first = copy_ranges(
+        spec, [(source, OffsetRange(topic, p, 0, FIRST)) for p in range(PARTITIONS)]
+    )
+    assert [s.records for s in first] == [FIRST] * PARTITIONS
+    assert _bridged(spec, topic) == {(topic, p) for p in range(PARTITIONS)}
+
+    _produce(a, topic, FIRST)  # between two micro-batches: the bridge copies it
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(read_partition(b, remote, partition=1)) < 2 * FIRST:
+        time.sleep(0.1)
+    assert len(read_partition(b, remote, partition=1)) == 2 * FIRST, "the bridge did not copy"
+
+    ranges = _next_batch(spec, raw, topic)
+    assert [r.start for _, r in ranges] == [FIRST] * PARTITIONS  # where the bridge began
+    second = copy_ranges(spec, ranges)  # it ends the bridge, then bridges its own period
+    request_stop(spec)
+    _wait_released(spec, topic)
+    # The bridge's rows come with the next task's: FIRST records each, from FIRST on.
+    assert sorted((s.partition, s.start, s.records) for s in second if s.records) == [
+        (p, FIRST, FIRST) for p in range(PARTITIONS)
+    ]
+    last = {(topic, p): 2 * FIRST - 1 for p in range(PARTITIONS)}
+    assert stored_offsets(b, spec.source_alias, topic=spec.offsets_topic) == last
+    for p in range(PARTITIONS):  # every record once, in order
+        copied = [m.value() for m in read_partition(b, remote, partition=p)]
+        assert copied == [f"p{p}-{i}".encode() for i in range(2 * FIRST)]
+
+
+_OTHER_WORKER = """
+import sys, threading
+from seaway.kafka.ranges import OffsetRange
+from seaway.mirror.copy.loop import copy_ranges
+from seaway.mirror.copy.source import parse_copy_options
+from seaway.mirror.copy.spec import MirrorCopySpec
+spec = MirrorCopySpec.from_json(sys.argv[1])
+source, _ = parse_copy_options({"kafka.bootstrap.servers": sys.argv[2], "spec": sys.argv[1],
+                                "subscribe": sys.argv[3]})
+ranges = [(source, OffsetRange(sys.argv[3], p, 0, int(sys.argv[4]))) for p in range(2)]
+print(sum(s.records for s in copy_ranges(spec, ranges)), flush=True)
+for thread in threading.enumerate():  # the bridge: until the takeover (or its minute)
+    if thread.name.startswith("seaway-mirror-bridge"):
+        thread.join()
+print("released", flush=True)
+"""
+
+
+def test_a_task_in_another_process_takes_over_with_the_mark(
+    following: tuple[MirrorCopySpec, dict[str, str]], cluster_a: Any, cluster_b: Any
+) -> None:
+    """The next task lands in another Python worker (or executor): it posts the takeover
+    mark, the bridge ends and releases its partitions, and the task starts after what the
+    bridge copied. The bridge may run a minute: the task must not wait for that."""
+    spec, raw = following
+    spec = replace(spec, follow_ms=500, bridge_ms=60_000)
+    ((topic, remote),) = spec.remote_topics.items()
+    a, b = cluster_a.bootstrap_servers, cluster_b.bootstrap_servers
+    argv = [sys.executable, "-c", _OTHER_WORKER, spec.to_json(), a, topic, str(FIRST)]
+    worker = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        assert worker.stdout is not None
+        assert worker.stdout.readline().strip() == str(PARTITIONS * FIRST)
+        assert _bridged(spec, topic) == {(topic, p) for p in range(PARTITIONS)}
+        _produce(a, topic, FIRST)
+        ranges = _next_batch(spec, raw, topic)
+        taken = threading.Thread(target=copy_ranges, args=(spec, ranges))
+        taken.start()
+        taken.join(30)
+        assert not taken.is_alive(), "the task waited for the bridge's time to pass"
+        assert worker.stdout.readline().strip() == "released"
+        assert worker.wait(30) == 0
+    finally:
+        worker.kill()
+        request_stop(spec)
+    _wait_released(spec, topic)
+    last = {(topic, p): 2 * FIRST - 1 for p in range(PARTITIONS)}
+    assert stored_offsets(b, spec.source_alias, topic=spec.offsets_topic) == last
+    for p in range(PARTITIONS):  # every record once, in order, whichever copied it
+        copied = [m.value() for m in read_partition(b, remote, partition=p)]
+        assert copied == [f"p{p}-{i}".encode() for i in range(2 * FIRST)]
+
+
+def test_a_bridge_ends_when_the_driver_stops_the_run(
+    following: tuple[MirrorCopySpec, dict[str, str]],
+) -> None:
+    spec, raw = following
+    spec = replace(spec, follow_ms=300, bridge_ms=60_000)
+    source, _ = parse_copy_options(raw)
+    ((topic, _remote),) = spec.remote_topics.items()
+    copy_ranges(spec, [(source, OffsetRange(topic, p, 0, FIRST)) for p in range(PARTITIONS)])
+    assert _bridged(spec, topic)
+    request_stop(spec)
+    _wait_released(spec, topic)
+    assert copied_up_to(spec, [(topic, p) for p in range(PARTITIONS)]) == {
+        (topic, p): FIRST for p in range(PARTITIONS)
+    }
+
+
+def test_no_bridge_without_a_partition_for_the_takeover_mark(
+    following: tuple[MirrorCopySpec, dict[str, str]], cluster_b: Any
+) -> None:
+    """An MM2 offsets topic of one partition (made by hand) has nowhere to keep the
+    takeover mark: the task ends its period without a bridge, as without bridging."""
+    spec, raw = following
+    offsets_topic = f"{spec.offsets_topic}-one"
+    admin = AdminClient(quiet({"bootstrap.servers": cluster_b.bootstrap_servers}))
+    created = admin.create_topics([NewTopic(offsets_topic, 1, 1)])
+    created[offsets_topic].result(30)
+    spec = replace(spec, follow_ms=300, bridge_ms=60_000, offsets_topic=offsets_topic)
+    source, _ = parse_copy_options(raw)
+    ((topic, _remote),) = spec.remote_topics.items()
+    copy_ranges(spec, [(source, OffsetRange(topic, p, 0, FIRST)) for p in range(PARTITIONS)])
+    assert _bridged(spec, topic) == set()
+    assert copied_up_to(spec, [(topic, p) for p in range(PARTITIONS)]) == {
+        (topic, p): FIRST for p in range(PARTITIONS)
+    }

@@ -30,10 +30,11 @@ that failed is dropped.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -41,10 +42,12 @@ from seaway.connect.api.structs import TopicPartition
 from seaway.kafka import pool, topic_limits
 from seaway.kafka.errors import KafkaClientError
 from seaway.kafka.fetcher import CorruptBatchError, FetchedBatch
+from seaway.kafka.follower import Follower
 from seaway.kafka.producer import Delivery, ProduceError
 from seaway.kafka.ranges import OffsetRange, RangeProducer, range_producer, uses_librdkafka
 from seaway.kafka.transactions import Marker, write_range
-from seaway.mirror.copy.ledger import record_progress, stop_requested
+from seaway.mirror.copy import bridge
+from seaway.mirror.copy.ledger import record_progress, release, stop_requested
 from seaway.mirror.copy.offsets import send_offset, store_offsets
 from seaway.mirror.copy.outgoing import Outgoing, Upstream
 from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary
@@ -61,6 +64,7 @@ __all__ = ["copy_range", "copy_ranges"]
 _LIBRDKAFKA_LOGGED: set[str] = set()
 _FOLLOW_WAIT_MS: Final = 500  # a following task's longest wait for a record, per poll
 _TICK_S: Final = 1.0  # how often a following task stores its offsets and reads its stop mark
+_BRIDGE_WAIT_MS: Final = 20  # a bridge's longest wait per poll: it reads its marks between
 
 
 def _producer(
@@ -291,74 +295,158 @@ def _copy_at_least_once(
 ) -> list[RangeSummary]:
     """Copy *ranges* through the worker's producer; with *store*, follow (``follow_ms``)
     and store the MM2 offsets of what was copied."""
+    following = bool(store and spec.follow_ms and ranges and librdkafka is not True)
+    bridged: list[RangeSummary] = []
+    if following and spec.bridge_ms:
+        ranges, bridged = bridge.take_over(spec, ranges)
     deadline = time.monotonic() + spec.follow_ms / 1000
     producer = _producer(spec, librdkafka)
     syncs = SyncSender(spec, hold=False)
     copies = [_Copy(spec, r, producer, syncs, librdkafka) for _, r in ranges]
+    positions: dict[tuple[str, int], int] = {}
     try:
         for (options, r), copy in zip(ranges, copies, strict=True):
             _log_librdkafka(spec, options, librdkafka)
             copy.run(options, r.start)
-        if store and spec.follow_ms and ranges and librdkafka is not True:
-            _follow(spec, ranges[0][0], copies, deadline)
+        if following:
+            positions = _follow_period(spec, ranges[0][0], copies, deadline)
         if store:
             _store(spec, copies)
     except BaseException:
         pool.drop(producer)  # what it holds unacknowledged is never sent later
         raise
-    syncs.finish()
-    return [copy.summary() for copy in copies]
+    if not _hand_to_bridge(spec, ranges[0][0] if ranges else None, positions, producer, syncs):
+        syncs.finish()  # a bridge finishes them when it ends
+    return [copy.summary() for copy in copies] + bridged
 
 
-def _store(spec: MirrorCopySpec, copies: list[_Copy]) -> None:
+def _hand_to_bridge(
+    spec: MirrorCopySpec,
+    options: SourceOptions | None,
+    positions: dict[tuple[str, int], int],
+    producer: RangeProducer,
+    syncs: SyncSender,
+) -> bool:
+    """Whether a bridge (:mod:`~seaway.mirror.copy.bridge`) goes on copying *positions*,
+    the partitions whose follow period ran out. Not where the target needs librdkafka (its
+    producer is the process's one, which a bridge cannot have to itself), nor where the
+    MM2 offsets topic has no partition 1 to hold the takeover mark."""
+    if not (positions and options and spec.bridge_ms) or uses_librdkafka(spec.target_producer):
+        return False
+    if producer.partition_count(spec.offsets_topic) < 2:
+        return False
+    body = functools.partial(_bridge, spec, options, positions, syncs)
+    return bridge.start(spec, positions, body)
+
+
+def _store(spec: MirrorCopySpec, copies: list[_Copy], *, progress: bool = True) -> None:
     """Store the MM2 offsets of what *copies* copied (all of it acknowledged and folded),
-    and when following, record the progress the next micro-batch plans from."""
+    and when following (and *progress*), record the progress the next micro-batch plans
+    from."""
     copied = [(c.range.topic, c.range.partition, c.last) for c in copies if c.last >= 0]
     if copied:
         store_offsets(copies[0].producer, spec, copied)
-        if spec.follow_ms:
+        if spec.follow_ms and progress:
             record_progress(spec, copied)
 
 
-def _follow(
+def _follow_period(
     spec: MirrorCopySpec, options: SourceOptions, copies: list[_Copy], deadline: float
-) -> None:
-    """Copy what arrives on the partitions of *copies* after their ranges, until *deadline*.
+) -> dict[tuple[str, int], int]:
+    """Follow the partitions of *copies* until *deadline*, storing what was copied and
+    reading the driver's stop request about once a second; the positions still followed
+    when the period ran out (empty where it ended otherwise: asked to stop, an error)."""
+    follower = follow_partitions(options, _positions(copies), client_id=_follow_client(spec))
+    ticked_at = -math.inf
+    stored: list[int] = []
+
+    def stopped() -> bool:  # at once, then every second
+        nonlocal ticked_at, stored
+        if time.monotonic() - ticked_at < _TICK_S:
+            return False
+        ticked_at = time.monotonic()
+        if stop_requested(spec):
+            return True
+        if [c.last for c in copies] != stored:
+            _store(spec, copies)  # a task cancelled or lost copies little again
+            copies[0].syncs.promote()  # MM2 promotes delayed syncs on each offset commit
+            stored = [c.last for c in copies]
+        return False
+
+    if follower is None or not _follow(spec, follower, copies, deadline, stopped, _FOLLOW_WAIT_MS):
+        return {}
+    return dict(follower.positions)
+
+
+def _bridge(
+    spec: MirrorCopySpec,
+    options: SourceOptions,
+    positions: dict[tuple[str, int], int],
+    syncs: SyncSender,
+    stopped: Callable[[], bool],
+) -> list[RangeSummary]:
+    """A bridge's copy (:mod:`~seaway.mirror.copy.bridge`): follow *positions* on the
+    bridge's own connections and producer until *stopped*, then store MM2's offsets of
+    what it copied and release the partitions; what it copied."""
+    client_id = f"{_follow_client(spec)}-bridge-{spec.target_alias}"
+    producer = range_producer(spec.target_producer, client_id=client_id, librdkafka=False)
+    copies = [
+        _Copy(spec, OffsetRange(t, p, o, o), producer, syncs, False)
+        for (t, p), o in positions.items()
+    ]
+    try:
+        follower = follow_partitions(options, positions, client_id=client_id)
+        if follower is not None:
+            deadline = time.monotonic() + spec.bridge_ms / 1000
+            _follow(spec, follower, copies, deadline, stopped, _BRIDGE_WAIT_MS)
+        _store(spec, copies, progress=False)  # released below, every partition
+    except BaseException:
+        pool.drop(producer)
+        raise
+    finally:
+        syncs.finish()
+    release(spec, _positions(copies))
+    return [copy.summary() for copy in copies]
+
+
+def _follow_client(spec: MirrorCopySpec) -> str:
+    return f"seaway-mirror-{spec.source_alias}"
+
+
+def _positions(copies: list[_Copy]) -> dict[tuple[str, int], int]:
+    """The next offset to copy of each copy's partition."""
+    return {(c.range.topic, c.range.partition): max(c.range.end, c.last + 1) for c in copies}
+
+
+def _follow(
+    spec: MirrorCopySpec,
+    follower: Follower,
+    copies: list[_Copy],
+    deadline: float,
+    stopped: Callable[[], bool],
+    wait_ms: int,
+) -> bool:
+    """Copy what arrives on the partitions of *copies* after their ranges, until *deadline*
+    (then True) or *stopped* (asked before each poll).
 
     One Fetch per poll for all of them (:class:`~seaway.kafka.follower.Follower`: the
-    broker answers as soon as a record is there); what came is sent, then acknowledged
-    before the next poll. A source that cannot be followed (librdkafka only), or an error,
-    ends following: the next micro-batch plans from where the copies got to, as does the
-    driver's request to stop (:func:`~seaway.mirror.copy.ledger.stop_requested`, read about
-    once a second), so stopping a flow does not wait out the period."""
+    broker answers as soon as a record is there, or after *wait_ms*); what came is sent,
+    then acknowledged before the next poll. An error ends following: the next micro-batch
+    plans from where the copies got to."""
     by_partition = {(c.range.topic, c.range.partition): c for c in copies}
-    positions = {tp: max(c.range.end, c.last + 1) for tp, c in by_partition.items()}
-    client_id = f"seaway-mirror-{spec.source_alias}"
-    follower = follow_partitions(options, positions, client_id=client_id)
-    # At once, then every second: whether the driver asked to stop, and what was copied
-    # since the last store (first what the planned ranges copied).
-    stored: list[int] = []
-    ticked_at = -math.inf
-    while follower is not None and follower.positions:
-        now = time.monotonic()
-        left_ms = int((deadline - now) * 1000)
+    while follower.positions:
+        left_ms = int((deadline - time.monotonic()) * 1000)
         if left_ms <= 0:
-            return
-        if now - ticked_at >= _TICK_S:
-            ticked_at = now
-            if stop_requested(spec):
-                return
-            if [c.last for c in copies] != stored:
-                _store(spec, copies)  # a task cancelled or lost copies little again
-                copies[0].syncs.promote()  # MM2 promotes delayed syncs on each offset commit
-                stored = [c.last for c in copies]
-        follower.max_wait_ms = min(left_ms, _FOLLOW_WAIT_MS)
+            return True
+        if stopped():
+            return False
+        follower.max_wait_ms = min(left_ms, wait_ms)
         before = dict(follower.positions)
         try:
             fetched = follower.poll()
         except (KafkaClientError, ProtocolError) as error:  # incl. a corrupt batch
             log.debug("%s: following ends: %s", spec.flow, error)
-            return
+            return False
         if not fetched:
             continue
         batches = [
@@ -369,6 +457,7 @@ def _follow(
         except ProduceError as error:
             raise _failed(copies, error) from error
         _acknowledge(copies)
+    return False
 
 
 # --- exactly once ------------------------------------------------------------------------------

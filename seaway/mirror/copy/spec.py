@@ -43,6 +43,7 @@ class MirrorCopySpec:
     tasks: int = 0  # Spark tasks a micro-batch's ranges are grouped into, at most (0: one each)
     follow_ms: int = 0  # at least once: tasks keep copying this long (0: planned ranges only)
     run_id: str = ""  # this start of the flow (the progress a following task records)
+    bridge_ms: int = 0  # following: a bridge copies this long at most over a hand-over (0: none)
 
     @property
     def flow(self) -> str:
