@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        connect.start()
+        # The REST API answers while Spark's JVM starts (connectors wait for it).
+        connect.start(await_spark=False)
     except ConnectError as error:
         connect.stop()
         print(f"ERROR Stopping due to error: {error}", file=sys.stderr, flush=True)
@@ -61,6 +62,12 @@ def run(args: argparse.Namespace) -> int:
             submit_connector_files(connect.herder, args.connectors)
         print(f"Seaway Connect REST API at {connect.rest.url}", flush=True)
         print(f"Seaway Connect web console at {connect.rest.url.rstrip('/')}/ui/", flush=True)
+        try:
+            connect.await_spark()
+        except Exception as error:
+            print(f"ERROR Stopping due to error: Spark did not start: {error}", file=sys.stderr,
+                  flush=True)  # fmt: skip
+            return 1
         stop.wait()
     finally:
         connect.stop()

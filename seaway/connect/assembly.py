@@ -46,8 +46,10 @@ class Connect:
             herder.rest_client_context = advertised["tls"].client_context()
         self._stopped = threading.Event()
 
-    def start(self) -> None:
-        """Bind the REST server (answering 503 on /health until ready), then start."""
+    def start(self, *, await_spark: bool = True) -> None:
+        """Bind the REST server (answering 503 on /health until ready), then start; with
+        *await_spark*, return once the Spark session is up (else the REST API answers while
+        it starts: call :meth:`await_spark`)."""
         self.rest.start()
         self.herder.worker_id = self.rest.worker_id
         self.herder.url = self.rest.advertised_url
@@ -56,7 +58,17 @@ class Connect:
         except BaseException:
             self.rest.stop()
             raise
+        if await_spark:
+            try:
+                self.await_spark()
+            except BaseException:
+                self.stop()
+                raise
         log.info("Kafka Connect (Seaway) started; REST API at %s", self.rest.url)
+
+    def await_spark(self) -> None:
+        """Wait until the worker's Spark session is up; raise why it could not start."""
+        self.herder.await_spark()
 
     def stop(self) -> None:
         if self._stopped.is_set():

@@ -221,8 +221,8 @@ class WorkerHerder(Herder):
 
     def start(self) -> None:
         """Start Spark, the stores and the reconciling thread, and resume stored connectors;
-        return once Spark is up. Spark's JVM starts while the stores open and a distributed
-        worker joins its group (connectors assigned meanwhile wait for the session)."""
+        return once the REST API can answer, Spark's JVM still starting in the background
+        (connectors assigned meanwhile wait for the session; :meth:`await_spark`)."""
         state = self.state
         state.worker.start()
         try:
@@ -233,11 +233,14 @@ class WorkerHerder(Herder):
             self._thread = threading.Thread(target=self._run, name="connect-herder", daemon=True)
             self._thread.start()
             self._start_assignment()
-            state.worker.spark  # noqa: B018 - waits for the session; raises why it failed
         except BaseException:
             self.stop()
             raise
         log.info("Herder started as worker %s", self.worker_id)
+
+    def await_spark(self) -> None:
+        """Wait until the worker's Spark session is up; raise why it could not start."""
+        self.state.worker.spark  # noqa: B018 - waits for the session; raises why it failed
 
     def stop(self) -> None:
         """Stop every connector (flushing offsets), Spark and the stores."""
