@@ -202,47 +202,36 @@ class MirrorMaker:
         from seaway.spark.warmup import warm_up_in_background
 
         self.check_clusters()
-        master = self.config.raw.get(SPARK_MASTER) or "local[*]"
+        raw = self.config.raw
+        # The flows copy from the driver while Spark starts (seaway.mirror.early_copy).
+        flows = self._prepare_flows()
+        master = raw.get(SPARK_MASTER) or "local[*]"
         # Every other spark.* setting of mm2.properties goes to the session as it is.
         spark_config = {
-            k: v for k, v in self.config.raw.items() if k.startswith("spark.") and k != SPARK_MASTER
+            k: v for k, v in raw.items() if k.startswith("spark.") and k != SPARK_MASTER
         }
-        self.spark = spark_session(
-            master, app_name="seaway-mirror-maker", config=spark_config, records_in_jvm=False
-        )
+        try:
+            self.spark = spark_session(
+                master, app_name="seaway-mirror-maker", config=spark_config, records_in_jvm=False
+            )
+        except BaseException:
+            for flow in flows:
+                flow.stop()
+            raise
         register(self.spark)
         # The flows' first tasks find their Python workers started (or starting). Their
         # queries end in Spark's noop sink: no Python writer to warm up, and a warm-up job
         # still queued when the flows' tasks hold every core would run in their hand-over.
         warm_up_in_background(self.spark, write=False)
-        raw = self.config.raw
         self.metrics_server = monitoring.metrics_server(
             raw, self.metrics, console=mirror_console(self)
         )
         self._start_heartbeats()
         now = time.monotonic()
-        flows = sum(1 for source in self.sources.values() if source.enabled)
-        for pair, source in self.sources.items():
-            if not source.enabled:
-                continue
-            settings = flow_settings(source)
-            worker = self.config.worker_config(pair)
-            settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
-            settings.metrics = self.metrics
-            batch = monitoring.positive_int(
-                raw, MAX_RECORDS_PER_BATCH, MAX_RECORDS_PER_BATCH_DEFAULT, str(pair)
-            )
-            settings.spark_options.setdefault("maxOffsetsPerTrigger", str(batch))
-            settings.trigger_ms = monitoring.non_negative_int(
-                raw, TRIGGER_INTERVAL_MS, TRIGGER_INTERVAL_DEFAULT_MS, str(pair)
-            )
-            settings.follow_ms = self._follow_ms(str(pair), settings.exactly_once, flows)
-            settings.flows = flows
-            canary = monitoring.flow_canary(raw, settings, self.metrics)
-            if canary is not None:
-                canary.start()  # creates the canary topic before the flow lists the topics
-                self.canaries[pair] = canary
-            flow = MirrorSourceFlow(self.spark, settings)
+        for (pair, source), flow in zip(self._enabled(), flows, strict=True):
+            settings = flow.settings
+            settings.follow_ms = self._follow_ms(str(pair), settings.exactly_once, len(flows))
+            flow.spark = self.spark
             flow.start()
             self.flows[pair] = flow
             lag_interval = monitoring.lag_interval_s(raw, str(pair))
@@ -276,6 +265,38 @@ class MirrorMaker:
         log.info("MirrorMaker running flows %s", ", ".join(str(p) for p in self.flows))
         log.info("Mirror metrics at %s/metrics, console at %s/ui/", self.metrics_server.url,
                  self.metrics_server.url)  # fmt: skip
+
+    def _enabled(self) -> list[tuple[SourceAndTarget, MirrorSourceConfig]]:
+        return [(pair, source) for pair, source in self.sources.items() if source.enabled]
+
+    def _prepare_flows(self) -> list[MirrorSourceFlow]:
+        """The enabled flows (canaries started, topics not yet listed), each copying early
+        unless following is off (``seaway.flow.follow.ms=0``: micro-batches only)."""
+        raw = self.config.raw
+        enabled = self._enabled()
+        flows = []
+        for pair, source in enabled:
+            settings = flow_settings(source)
+            worker = self.config.worker_config(pair)
+            settings.exactly_once = worker.get(EXACTLY_ONCE_SOURCE_SUPPORT) == "enabled"
+            settings.metrics = self.metrics
+            batch = monitoring.positive_int(
+                raw, MAX_RECORDS_PER_BATCH, MAX_RECORDS_PER_BATCH_DEFAULT, str(pair)
+            )
+            settings.spark_options.setdefault("maxOffsetsPerTrigger", str(batch))
+            settings.trigger_ms = monitoring.non_negative_int(
+                raw, TRIGGER_INTERVAL_MS, TRIGGER_INTERVAL_DEFAULT_MS, str(pair)
+            )
+            settings.flows = len(enabled)
+            canary = monitoring.flow_canary(raw, settings, self.metrics)
+            if canary is not None:
+                canary.start()  # creates the canary topic before the flow lists the topics
+                self.canaries[pair] = canary
+            flow = MirrorSourceFlow(None, settings)
+            if monitoring.non_negative_int(raw, FOLLOW_MS, FOLLOW_DEFAULT_MS, str(pair)):
+                flow.start_early()
+            flows.append(flow)
+        return flows
 
     def _follow_ms(self, pair: str, exactly_once: bool, flows: int) -> int:
         """The flow's ``seaway.flow.follow.ms``, or 0 where its tasks cannot follow: an

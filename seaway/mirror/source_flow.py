@@ -35,7 +35,8 @@ from seaway.kafka.admin import ensure_topic
 from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 from seaway.mirror.copy.ledger import request_stop
 from seaway.mirror.copy.source import SOURCE_NAME as COPY_SOURCE_NAME
-from seaway.mirror.copy.spec import MirrorCopySpec
+from seaway.mirror.copy.spec import SUMMARY_FIELDS, MirrorCopySpec, RangeSummary
+from seaway.mirror.early_copy import EarlyCopy
 from seaway.mirror.filters import ConfigPropertyFilter, TopicFilter
 from seaway.mirror.metrics import OBSERVATION, MirrorMetrics, record_ranges
 from seaway.mirror.policy import ReplicationPolicy
@@ -123,6 +124,7 @@ class MirrorSourceFlow:
         self._acls: AclSync | None = None
         self._start_failed: tuple[float, str] | None = None  # (when, why) of a failed start
         self._spec: MirrorCopySpec | None = None  # what the running query's tasks were told
+        self._early: EarlyCopy | None = None  # copying while Spark starts
 
     @property
     def name(self) -> str:
@@ -255,17 +257,19 @@ class MirrorSourceFlow:
             self._start_failed = (time.monotonic(), f"{type(error).__name__}: {error}")
             raise
 
-    def _start(self) -> None:
-        self.create_internal_topics()
-        self.topics = self.source_topics()
-        if not self.topics:
-            log.info("Flow %s: no topic to replicate yet", self.name)
-            return
-        self.create_remote_topics(self.topics)
+    def start_early(self) -> None:
+        """Copy from where the flow stands while Spark starts (:mod:`~seaway.mirror.
+        early_copy`), until :meth:`start` ends it or hands it over. Not exactly once."""
+        if not self.settings.exactly_once and self._early is None:
+            self._early = EarlyCopy(self, self._early_copied)
+            self._early.start()
+
+    def copy_spec(self, topics: Mapping[str, int], run_id: str, tasks: int = 0) -> MirrorCopySpec:
+        """What the copy tasks of *topics* are told (:class:`MirrorCopySpec`)."""
         s = self.settings
-        spec = MirrorCopySpec(
+        return MirrorCopySpec(
             source_alias=s.source_alias,
-            remote_topics={t: self.remote_topic(t) for t in self.topics},
+            remote_topics={t: self.remote_topic(t) for t in topics},
             target_producer=dict(s.target_client),
             offsets_topic=s.offsets_topic,
             offset_lag_max=s.offset_lag_max,
@@ -274,27 +278,67 @@ class MirrorSourceFlow:
             exactly_once=s.exactly_once,
             target_alias=s.target_alias,
             metrics=s.metrics is not None,
-            tasks=self._task_slots(),
+            tasks=tasks,
             follow_ms=s.follow_ms if s.following else 0,
-            run_id=uuid.uuid4().hex,
+            run_id=run_id,
             bridge_ms=min(BRIDGE_MS, s.follow_ms) if s.following else 0,
         )
+
+    def source_options(self, topics: Mapping[str, int]) -> dict[str, str]:
+        """The copy source's Kafka options for *topics* (its Spark options aside)."""
+        s = self.settings
+        options = {
+            "kafka.bootstrap.servers": s.source_client["bootstrap.servers"],
+            "subscribe": ",".join(topics),
+            "failOnDataLoss": "false",
+        }
+        if s.exactly_once:  # aborted source transactions are never copied
+            options["kafka.isolation.level"] = "read_committed"
+        for key, value in s.source_client.items():
+            if key != "bootstrap.servers":
+                options[f"kafka.{key}"] = value
+        return options
+
+    def _end_early(self) -> None:
+        """End the early copy if it still runs (not handed over)."""
+        early, self._early = self._early, None
+        if early is not None:
+            early.end()
+
+    def _early_copied(self, summaries: list[RangeSummary]) -> None:
+        """Record MM2's metrics of what the early copy copied."""
+        registry = self.settings.metrics
+        if summaries and registry is not None:
+            names = [name for name, _ in SUMMARY_FIELDS]
+            rows = [json.dumps(dict(zip(names, s.row(), strict=True))) for s in summaries]
+            s = self.settings
+            record_ranges(registry, s.source_alias, s.target_alias, rows, self.remote_topic)
+
+    def _start(self) -> None:
+        early, self._early = self._early, None
+        self.create_internal_topics()
+        self.topics = self.source_topics()
+        if not self.topics:
+            log.info("Flow %s: no topic to replicate yet", self.name)
+            if early is not None:
+                early.end()
+            return
+        self.create_remote_topics(self.topics)
+        s = self.settings
+        spec = self.copy_spec(self.topics, uuid.uuid4().hex, self._task_slots())
+        # The early copy goes on until the first tasks take over, or ends before the query
+        # starts from the offsets it stored.
+        if early is not None and not (spec.bridge_ms and early.hand_over(spec)):
+            early.end()
         self._spec = spec
         self._checkpoint = Path(tempfile.mkdtemp(prefix="seaway-mirror-"))
         activate(self.spark)  # restarts come from the driver's job threads
         reader = (
             self.spark.readStream.format(COPY_SOURCE_NAME)
+            .options(**self.source_options(self.topics))
             .option("spec", spec.to_json())
-            .option("kafka.bootstrap.servers", s.source_client["bootstrap.servers"])
-            .option("subscribe", ",".join(self.topics))
             .option("startingOffsets", self._starting_offsets(self.topics))
-            .option("failOnDataLoss", "false")
         )
-        if s.exactly_once:  # aborted source transactions are never copied
-            reader = reader.option("kafka.isolation.level", "read_committed")
-        for key, value in s.source_client.items():
-            if key != "bootstrap.servers":
-                reader = reader.option(f"kafka.{key}", value)
         for key, value in s.spark_options.items():
             reader = reader.option(key, value)
         summaries = reader.load()
@@ -375,6 +419,7 @@ class MirrorSourceFlow:
         return None if error is None else str(error)
 
     def stop(self) -> None:
+        self._end_early()
         self.record_metrics()  # the last batches' figures
         if self.query is not None:
             from seaway.spark.session import stop_query

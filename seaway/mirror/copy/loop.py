@@ -59,7 +59,7 @@ from seaway.spark.kafka.reader import fetch_range, follow_partitions
 
 log = logging.getLogger(__name__)
 
-__all__ = ["copy_range", "copy_ranges"]
+__all__ = ["copy_range", "copy_ranges", "copy_until"]
 
 _LIBRDKAFKA_LOGGED: set[str] = set()
 _FOLLOW_WAIT_MS: Final = 500  # a following task's longest wait for a record, per poll
@@ -385,9 +385,42 @@ def _bridge(
     syncs: SyncSender,
     stopped: Callable[[], bool],
 ) -> list[RangeSummary]:
-    """A bridge's copy (:mod:`~seaway.mirror.copy.bridge`): follow *positions* on the
-    bridge's own connections and producer until *stopped*, then store MM2's offsets of
-    what it copied and release the partitions; what it copied."""
+    """A bridge's copy (:mod:`~seaway.mirror.copy.bridge`): :func:`copy_until` *stopped*
+    (``spec.bridge_ms`` at most), then release the partitions; what it copied."""
+    copies = _copy_until(spec, options, positions, syncs, stopped, spec.bridge_ms / 1000)
+    release(spec, _positions(copies))
+    return [copy.summary() for copy in copies]
+
+
+def copy_until(
+    spec: MirrorCopySpec,
+    options: SourceOptions,
+    positions: dict[tuple[str, int], int],
+    stopped: Callable[[], bool],
+    seconds: float,
+) -> list[RangeSummary]:
+    """Copy what arrives on *positions* ``{(topic, partition): next offset}`` until
+    *stopped* (asked before each ~20 ms poll) or *seconds* pass, on connections and a
+    producer of a bridge's own, then store MM2's offsets of what was copied; what it copied.
+    (The mirror driver's first copy while Spark starts; nothing where the batch client
+    reaches neither cluster.)"""
+    if uses_librdkafka(spec.target_producer):
+        return []
+    syncs = SyncSender(spec, hold=False)
+    copies = _copy_until(spec, options, positions, syncs, stopped, seconds)
+    return [copy.summary() for copy in copies]
+
+
+def _copy_until(
+    spec: MirrorCopySpec,
+    options: SourceOptions,
+    positions: dict[tuple[str, int], int],
+    syncs: SyncSender,
+    stopped: Callable[[], bool],
+    seconds: float,
+) -> list[_Copy]:
+    """Follow *positions* on a bridge's own connections and producer until *stopped* or
+    *seconds* pass; store MM2's offsets of what was copied and finish *syncs*."""
     client_id = f"{_follow_client(spec)}-bridge-{spec.target_alias}"
     producer = range_producer(spec.target_producer, client_id=client_id, librdkafka=False)
     copies = [
@@ -397,16 +430,15 @@ def _bridge(
     try:
         follower = follow_partitions(options, positions, client_id=client_id)
         if follower is not None:
-            deadline = time.monotonic() + spec.bridge_ms / 1000
+            deadline = time.monotonic() + seconds
             _follow(spec, follower, copies, deadline, stopped, _BRIDGE_WAIT_MS)
-        _store(spec, copies, progress=False)  # released below, every partition
+        _store(spec, copies, progress=False)  # a bridge releases every partition after
     except BaseException:
         pool.drop(producer)
         raise
     finally:
         syncs.finish()
-    release(spec, _positions(copies))
-    return [copy.summary() for copy in copies]
+    return copies
 
 
 def _follow_client(spec: MirrorCopySpec) -> str:
