@@ -172,3 +172,98 @@ def test_a_struct_schema_used_twice_is_defined_once(registry: RegistryServer) ->
     with pytest.raises(DataError, match="Two different schemas are named dbserver1"):
         _converter(registry).from_connect_data("clash", clash, Struct(clash).put(
             "a", Struct(ROW).put("id", 1)).put("b", Struct(other).put("x", 1)))  # fmt: skip
+
+
+PRECISION = "connect.decimal.precision"
+FLAT = (
+    SchemaBuilder.struct()
+    .name("test.Row")
+    .field("id", Schema.INT64_SCHEMA)
+    .field("small", Schema.OPTIONAL_INT8_SCHEMA)
+    .field("medium", Schema.INT16_SCHEMA)
+    .field("n", Schema.OPTIONAL_INT32_SCHEMA)
+    .field("score", Schema.FLOAT64_SCHEMA)
+    .field("ratio", Schema.OPTIONAL_FLOAT32_SCHEMA)
+    .field("active", Schema.BOOLEAN_SCHEMA)
+    .field("user", Schema.OPTIONAL_STRING_SCHEMA)
+    .field("token", Schema.OPTIONAL_BYTES_SCHEMA)
+    .field(
+        "amount", Decimal.builder(2).optional().parameter("connect.decimal.precision", "12").build()
+    )
+    .field("day", Date.builder().optional().build())
+    .field("at", Time.SCHEMA)
+    .field("seen", Timestamp.builder().optional().build())
+    .build()
+)
+
+
+def _flat_rows(count: int) -> list[Struct]:
+    import random
+
+    rng = random.Random(32)
+    base = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
+
+    def maybe(value: object) -> object:
+        return None if rng.random() < 0.2 else value
+
+    return [
+        Struct(FLAT)
+        .put("id", rng.randrange(-(2**63), 2**63)).put("small", maybe(rng.randrange(-128, 128)))
+        .put("medium", rng.randrange(-(2**15), 2**15)).put("n", maybe(rng.randrange(2**31)))
+        .put("score", rng.uniform(-1e9, 1e9)).put("ratio", maybe(0.25 * rng.randrange(100)))
+        .put("active", rng.random() < 0.5)
+        .put("user", maybe("".join(rng.choice("aé\"\\ z😀") for _ in range(rng.randrange(9)))))
+        .put("token", maybe(rng.randbytes(rng.randrange(5))))
+        .put("amount", maybe(decimal.Decimal(rng.randrange(-10**9, 10**9)).scaleb(-2)))
+        .put("day", maybe(dt.date(2000, 1, 1) + dt.timedelta(days=rng.randrange(10_000))))
+        .put("at", dt.time(rng.randrange(24), rng.randrange(60), 0, 1000 * rng.randrange(1000)))
+        .put("seen", maybe(base + dt.timedelta(milliseconds=rng.randrange(10**10))))
+        for _ in range(count)
+    ]  # fmt: skip
+
+
+def test_struct_columns_convert_in_one_pass_as_record_by_record(
+    registry: RegistryServer,
+) -> None:
+    """The batch contract: a struct column of a flat schema gives the bytes each Struct
+    gives, and a column of those bytes gives back the values each record would."""
+
+    from seaway.connect.api.data.arrow import connect_values, structs_to_table
+
+    rows = _flat_rows(2000)
+    table = structs_to_table(FLAT, rows)
+    column = table.to_struct_array().combine_chunks()
+    writer = _converter(registry)
+    encoded = writer.from_connect_column("rows", FLAT, column)
+    assert encoded is not None, "a flat struct column goes in one pass"
+    expected = [writer.from_connect_data("rows", FLAT, r) for r in connect_values(FLAT, column)]
+    assert encoded.to_pylist() == expected
+
+    reader = _converter(registry)
+    decoded = reader.to_connect_column("rows", encoded)
+    assert decoded is not None, "one schema's Avro values come back as a struct column"
+    schema, values = decoded
+    assert schema is not None and schema.name == "test.Row"
+    records = [reader.to_connect_data("rows", v).value for v in expected]
+    assert connect_values(schema, values) == records
+
+
+def test_what_the_column_paths_leave_to_the_record_path(registry: RegistryServer) -> None:
+    import pyarrow as pa
+
+    from seaway.connect.api.data.arrow import structs_to_table
+
+    converter = _converter(registry)
+    # nested fields: record by record
+    nested = structs_to_table(LOGIN, [_login()]).to_struct_array().combine_chunks()
+    assert converter.from_connect_column("login", LOGIN, nested) is None
+    data = converter.from_connect_data("login", LOGIN, _login())
+    assert converter.to_connect_column("login", pa.array([data], pa.binary())) is None
+    one, other = (converter.from_connect_data("rows", FLAT, r) for r in _flat_rows(2))
+    assert converter.to_connect_column("rows", pa.array([one, other], pa.binary())) is not None
+    address = converter.from_connect_data("a", ADDRESS, Struct(ADDRESS).put("city", "Turin"))
+    mixed = pa.array([one, address], pa.binary())  # two schema ids
+    assert converter.to_connect_column("rows", mixed) is None
+    broken = pa.array([one, one[:7]], pa.binary())  # a value cut short
+    assert converter.to_connect_column("rows", broken) is None
+    assert converter.to_connect_column("rows", pa.array([b"\x01abcd"], pa.binary())) is None

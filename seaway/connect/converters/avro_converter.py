@@ -15,17 +15,21 @@ import io
 from collections.abc import Mapping
 from typing import Any, Final
 
+import pyarrow as pa
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 
 import seaway
 from seaway.config import ConfigDef, ConfigException, Importance, Type
 from seaway.connect.api.data import Schema, SchemaAndValue
+from seaway.connect.api.data.arrow import arrow_type
 from seaway.connect.api.errors import DataError
 from seaway.connect.api.header import Headers
 from seaway.connect.api.storage import Converter
+from seaway.connect.converters import columns
 from seaway.connect.converters.avro_data import (
     from_connect_schema,
     from_connect_value,
+    is_flat,
     to_connect_schema,
     to_connect_value,
 )
@@ -148,6 +152,18 @@ class AvroConverter(Converter):
             return None
         if schema is None:
             raise DataError("The AvroConverter needs a schema: the record has none")
+        header, parsed = self._write_with(topic, schema)
+        out = io.BytesIO()
+        out.write(header)
+        try:
+            schemaless_writer(out, parsed, from_connect_value(schema, value))
+        except (ValueError, TypeError, KeyError) as error:
+            raise DataError(f"Failed to serialize Avro data for topic {topic}: {error}") from None
+        return out.getvalue()
+
+    def _write_with(self, topic: str, schema: Schema) -> tuple[bytes, Any]:
+        """The wire header (magic byte, schema id) and parsed writer schema of *schema*
+        on *topic*, registered or looked up as configured."""
         assert self.client is not None, "configure() first"
         avro, parsed = self._writer(schema)
         if self.use_latest:
@@ -161,14 +177,33 @@ class AvroConverter(Converter):
                          else self.client.lookup(subject, avro))  # fmt: skip
                 known = self._ids[(topic, id(schema))] = (schema, found)
             schema_id = known[1]
-        out = io.BytesIO()
-        out.write(bytes([_MAGIC]))
-        out.write(schema_id.to_bytes(4, "big"))
+        return bytes([_MAGIC]) + schema_id.to_bytes(4, "big"), parsed
+
+    def from_connect_column(
+        self, topic: str, schema: Schema | None, column: pa.Array
+    ) -> pa.Array | None:
+        """A struct column of a flat STRUCT schema (:func:`~seaway.connect.converters.
+        avro_data.is_flat`) as Avro values, byte for byte :meth:`from_connect_data`'s: the
+        rows go to fastavro as they are, no Struct built; None for anything else or an
+        error (the record path then raises it for its record)."""
+        if schema is None or not is_flat(schema) or not pa.types.is_struct(column.type):
+            return None
+        header, parsed = self._write_with(topic, schema)
+        out: list[bytes | None] = []
+        buffer = io.BytesIO()
         try:
-            schemaless_writer(out, parsed, from_connect_value(schema, value))
-        except (ValueError, TypeError, KeyError) as error:
-            raise DataError(f"Failed to serialize Avro data for topic {topic}: {error}") from None
-        return out.getvalue()
+            for row in column.to_pylist():
+                if row is None:
+                    out.append(None)
+                    continue
+                buffer.seek(0)
+                buffer.truncate()
+                buffer.write(header)
+                schemaless_writer(buffer, parsed, row)
+                out.append(buffer.getvalue())
+        except (ValueError, TypeError, KeyError):
+            return None
+        return pa.array(out, pa.binary())
 
     def to_connect_data(
         self, topic: str, value: bytes | None, headers: Headers | None = None
@@ -181,10 +216,7 @@ class AvroConverter(Converter):
                 f"Failed to deserialize data for topic {topic} to Avro: Unknown magic byte!"
             )
         schema_id = int.from_bytes(value[1:5], "big")
-        if schema_id not in self._readers:
-            writer = self.client.schema(schema_id)
-            self._readers[schema_id] = (to_connect_schema(writer), parse_schema(writer))
-        schema, parsed = self._readers[schema_id]
+        schema, parsed = self._reader(schema_id)
         try:
             datum = schemaless_reader(io.BytesIO(value[5:]), parsed, None)
         except (ValueError, TypeError, EOFError, IndexError) as error:
@@ -193,3 +225,39 @@ class AvroConverter(Converter):
                 f"{schema_id}): {error}"
             ) from None
         return SchemaAndValue(schema, to_connect_value(schema, datum))
+
+    def _reader(self, schema_id: int) -> tuple[Schema, Any]:
+        """The Connect schema and parsed Avro schema of the registry's *schema_id*."""
+        assert self.client is not None, "configure() first"
+        if schema_id not in self._readers:
+            writer = self.client.schema(schema_id)
+            self._readers[schema_id] = (to_connect_schema(writer), parse_schema(writer))
+        return self._readers[schema_id]
+
+    def to_connect_column(
+        self, topic: str, column: pa.Array
+    ) -> tuple[Schema | None, pa.Array] | None:
+        """Avro values of one flat STRUCT schema (one schema id) as a struct column, the
+        values :meth:`to_connect_data` gives; None for anything else, or a value it cannot
+        read (the record path then raises it for its record)."""
+        if not columns.is_bytes(column) or column.null_count == len(column):
+            return None
+        values = column.to_pylist()
+        header = next(v for v in values if v is not None)[:5]
+        if len(header) < 5 or header[0] != _MAGIC:
+            return None
+        schema, parsed = self._reader(int.from_bytes(header[1:5], "big"))
+        if not is_flat(schema):
+            return None
+        rows: list[Any] = []
+        try:
+            for value in values:
+                if value is None:
+                    rows.append(None)
+                    continue
+                if value[:5] != header:  # another schema: record by record
+                    return None
+                rows.append(schemaless_reader(io.BytesIO(value[5:]), parsed, None))
+            return schema, pa.array(rows, type=arrow_type(schema))
+        except (ValueError, TypeError, EOFError, IndexError, pa.ArrowException):
+            return None

@@ -24,7 +24,13 @@ from seaway.connect.api.data.schema import Schema, SchemaType
 from seaway.connect.api.data.struct import Struct
 from seaway.connect.api.errors import DataError
 
-__all__ = ["from_connect_schema", "from_connect_value", "to_connect_schema", "to_connect_value"]
+__all__ = [
+    "from_connect_schema",
+    "from_connect_value",
+    "is_flat",
+    "to_connect_schema",
+    "to_connect_value",
+]
 
 NAMESPACE: Final = "io.confluent.connect.avro"
 DEFAULT_NAME: Final = f"{NAMESPACE}.ConnectDefault"
@@ -192,6 +198,15 @@ def from_connect_value(schema: Schema, value: Any) -> Any:
             for k, v in value.items()
         ]
     return value
+
+
+def is_flat(schema: Schema) -> bool:
+    """Whether *schema* is a STRUCT of primitive and logical fields without defaults, whose
+    values are the same Python objects as a struct column's rows (``to_pylist``) and as
+    the Avro datums fastavro reads and writes: the converter's column paths."""
+    return schema.type is SchemaType.STRUCT and all(
+        f.schema.type not in _NESTED and f.schema.default_value is None for f in schema.fields
+    )
 
 
 def to_connect_schema(avro: Any) -> Schema:
