@@ -315,19 +315,19 @@ class MirrorSourceFlow:
             record_ranges(registry, s.source_alias, s.target_alias, rows, self.remote_topic)
 
     def _start(self) -> None:
-        early, self._early = self._early, None
         self.create_internal_topics()
         self.topics = self.source_topics()
         if not self.topics:
             log.info("Flow %s: no topic to replicate yet", self.name)
-            if early is not None:
-                early.end()
+            self._end_early()
             return
         self.create_remote_topics(self.topics)
         s = self.settings
         spec = self.copy_spec(self.topics, uuid.uuid4().hex, self._task_slots())
         # The early copy goes on until the first tasks take over, or ends before the query
-        # starts from the offsets it stored.
+        # starts from the offsets it stored (until here, a failed start leaves it running
+        # for the next start or stop() to deal with).
+        early, self._early = self._early, None
         if early is not None and not (spec.bridge_ms and early.hand_over(spec)):
             early.end()
         self._spec = spec

@@ -403,7 +403,7 @@ def copy_until(
     *stopped* (asked before each ~20 ms poll) or *seconds* pass, on connections and a
     producer of a bridge's own, then store MM2's offsets of what was copied; what it copied.
     (The mirror driver's first copy while Spark starts; nothing where the batch client
-    reaches neither cluster.)"""
+    does not reach both clusters.)"""
     if uses_librdkafka(spec.target_producer):
         return []
     syncs = SyncSender(spec, hold=False)
