@@ -22,8 +22,8 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable, Mapping
+from typing import Final, Protocol
 
 from seaway.mirror.copy import ledger
 from seaway.mirror.copy.loop import copy_until
@@ -31,10 +31,24 @@ from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary
 from seaway.spark.kafka.client import KafkaOffsetReader
 from seaway.spark.kafka.options import parse_source_options
 
-if TYPE_CHECKING:
-    from seaway.mirror.source_flow import MirrorSourceFlow
+__all__ = ["EarlyCopy", "Flow"]
 
-__all__ = ["EarlyCopy"]
+
+class Flow(Protocol):
+    """What an early copy needs of its flow (:class:`~seaway.mirror.source_flow.
+    MirrorSourceFlow`)."""
+
+    @property
+    def name(self) -> str: ...
+    def create_internal_topics(self) -> None: ...
+    def source_topics(self) -> dict[str, int]: ...
+    def create_remote_topics(self, topics: Mapping[str, int]) -> None: ...
+    def source_options(self, topics: Mapping[str, int]) -> dict[str, str]: ...
+    def stored_offsets(self) -> dict[tuple[str, int], int]: ...
+    def copy_spec(
+        self, topics: Mapping[str, int], run_id: str, tasks: int = 0
+    ) -> MirrorCopySpec: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +60,7 @@ class EarlyCopy:
     """Copies *flow*'s topics in a thread from :meth:`start` until :meth:`end` (or, handed
     over, until the query's tasks take over); *copied* gets what it copied."""
 
-    def __init__(
-        self, flow: MirrorSourceFlow, copied: Callable[[list[RangeSummary]], None]
-    ) -> None:
+    def __init__(self, flow: Flow, copied: Callable[[list[RangeSummary]], None]) -> None:
         self.flow = flow
         self.copied = copied
         self._ended = threading.Event()
