@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Final, Protocol
 
 from seaway.mirror.copy import ledger
+from seaway.mirror.copy.bridge import Claim, claim
 from seaway.mirror.copy.loop import copy_until
 from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary
 from seaway.spark.kafka.client import KafkaOffsetReader
@@ -44,7 +44,7 @@ class Flow(Protocol):
     def source_topics(self) -> dict[str, int]: ...
     def create_remote_topics(self, topics: Mapping[str, int]) -> None: ...
     def source_options(self, topics: Mapping[str, int]) -> dict[str, str]: ...
-    def stored_offsets(self) -> dict[tuple[str, int], int]: ...
+    def resume_offsets(self, topics: Mapping[str, int]) -> dict[tuple[str, int], int]: ...
     def copy_spec(
         self, topics: Mapping[str, int], run_id: str, tasks: int = 0
     ) -> MirrorCopySpec: ...
@@ -66,9 +66,7 @@ class EarlyCopy:
         self._ended = threading.Event()
         self._asked: MirrorCopySpec | None = None  # hand_over's spec, for the copy thread
         self._handed = threading.Event()  # the copy thread answered hand_over
-        self._bridge: MirrorCopySpec | None = None  # the run it bridges for, once marked
-        self._mark: ledger.Mark = None
-        self._deadline = 0.0
+        self._bridge: Claim | None = None  # what it holds for the query's run, once marked
         self._positions: dict[tuple[str, int], int] = {}  # where the copy began
         self._thread = threading.Thread(
             target=self._run, name=f"seaway-mirror-early {flow.name}", daemon=True
@@ -102,7 +100,8 @@ class EarlyCopy:
         finally:
             self._handed.set()
         if self._bridge is not None and summaries:
-            ledger.release(self._bridge, {(s.topic, s.partition): s.end for s in summaries})
+            positions = {(s.topic, s.partition): s.end for s in summaries}
+            ledger.release(self._bridge.spec, positions)
         self.copied(summaries)
 
     def _copy(self) -> list[RangeSummary]:
@@ -113,10 +112,8 @@ class EarlyCopy:
             return []
         flow.create_remote_topics(topics)
         options = parse_source_options(flow.source_options(topics), streaming=True)
-        stored = flow.stored_offsets()
-        partitions = {(t, p) for t, n in topics.items() for p in range(n)}
-        positions = {tp: stored[tp] + 1 for tp in partitions if tp in stored}
-        missing = partitions - positions.keys()
+        positions = flow.resume_offsets(topics)
+        missing = {(t, p) for t, n in topics.items() for p in range(n)} - positions.keys()
         if missing:
             reader = KafkaOffsetReader(options)
             try:
@@ -135,15 +132,9 @@ class EarlyCopy:
         if self._ended.is_set():
             return True
         if self._bridge is not None:  # handed over: a bridge of the query's run
-            return time.monotonic() >= self._deadline or ledger.handed_over(
-                self._bridge, self._mark
-            )
-        spec = self._asked
-        if spec is None:
+            return self._bridge.over()
+        if self._asked is None:
             return False
-        mark = ledger.takeover_mark(spec)
-        if not isinstance(mark, Exception) and ledger.mark_bridging(spec, self._positions):
-            self._bridge, self._mark = spec, mark
-            self._deadline = time.monotonic() + spec.bridge_ms / 1000
+        self._bridge = claim(self._asked, self._positions)
         self._handed.set()
         return self._bridge is None

@@ -237,11 +237,16 @@ class MirrorSourceFlow:
         s = self.settings
         return stored_offsets(s.target_client, s.source_alias, topic=s.offsets_topic)
 
-    def _starting_offsets(self, topics: Mapping[str, int]) -> str:
+    def resume_offsets(self, topics: Mapping[str, int]) -> dict[tuple[str, int], int]:
+        """The next offset to copy of each partition of *topics* with an MM2 stored offset."""
         stored = self.stored_offsets()
+        partitions = ((t, p) for t, n in topics.items() for p in range(n))
+        return {tp: stored[tp] + 1 for tp in partitions if tp in stored}
+
+    def _starting_offsets(self, topics: Mapping[str, int]) -> str:
+        resume = self.resume_offsets(topics)
         start = {
-            t: {str(p): stored[(t, p)] + 1 if (t, p) in stored else _EARLIEST for p in range(n)}
-            for t, n in topics.items()
+            t: {str(p): resume.get((t, p), _EARLIEST) for p in range(n)} for t, n in topics.items()
         }
         return json.dumps(start)
 

@@ -29,14 +29,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Final, TypeVar
 
 from seaway.kafka.ranges import OffsetRange
 from seaway.mirror.copy import ledger
 from seaway.mirror.copy.spec import MirrorCopySpec, RangeSummary
 
-__all__ = ["Body", "start", "take_over"]
+__all__ = ["Body", "Claim", "claim", "start", "take_over"]
 
 log = logging.getLogger(__name__)
 
@@ -54,24 +54,42 @@ _RUNNING: dict[str, _Bridge] = {}  # flow -> its bridge in this process (one at 
 _RELEASED: dict[str, list[RangeSummary]] = {}  # flow -> summaries not yet reported
 
 
+@dataclass(frozen=True)
+class Claim:
+    """Partitions a bridge holds for *spec*'s run: marked ``bridging`` when the takeover
+    mark read *mark*; the bridge must end by *deadline* (``time.monotonic()``)."""
+
+    spec: MirrorCopySpec
+    mark: ledger.Mark
+    deadline: float
+
+    def over(self) -> bool:
+        """Out of time, taken over (the mark changed) or the run asked to stop."""
+        return time.monotonic() >= self.deadline or ledger.handed_over(self.spec, self.mark)
+
+
+def claim(spec: MirrorCopySpec, positions: dict[tuple[str, int], int]) -> Claim | None:
+    """Mark *positions* ``{(topic, partition): next offset}`` bridged for *spec*'s run, for
+    ``spec.bridge_ms`` from now; None where the ledger cannot say so (nobody would wait)."""
+    mark = ledger.takeover_mark(spec)
+    if isinstance(mark, Exception) or not ledger.mark_bridging(spec, positions):
+        return None
+    return Claim(spec, mark, time.monotonic() + spec.bridge_ms / 1000)
+
+
 class _Bridge(threading.Thread):
     """One hand-over's bridge: *body* runs until :meth:`stopped`."""
 
-    def __init__(self, spec: MirrorCopySpec, body: Body, mark: ledger.Mark) -> None:
-        super().__init__(name=f"seaway-mirror-bridge {spec.flow}", daemon=True)
-        self.spec = spec
+    def __init__(self, claimed: Claim, body: Body) -> None:
+        super().__init__(name=f"seaway-mirror-bridge {claimed.spec.flow}", daemon=True)
+        self.spec = claimed.spec
+        self.claimed = claimed
         self.body = body
-        self.mark = mark
-        self.deadline = time.monotonic() + spec.bridge_ms / 1000
         self.ended = threading.Event()
 
     def stopped(self) -> bool:
-        """Whether to end: asked in this process, out of time, or taken over elsewhere."""
-        return (
-            self.ended.is_set()
-            or time.monotonic() >= self.deadline
-            or ledger.handed_over(self.spec, self.mark)
-        )
+        """Whether to end: asked in this process, or its claim is over."""
+        return self.ended.is_set() or self.claimed.over()
 
     def run(self) -> None:
         flow = self.spec.flow
@@ -89,10 +107,10 @@ class _Bridge(threading.Thread):
 def start(spec: MirrorCopySpec, positions: dict[tuple[str, int], int], body: Body) -> bool:
     """Hand *positions* ``{(topic, partition): next offset}`` to a bridge running *body*;
     whether one started (not where the ledger cannot say so: nobody would wait for it)."""
-    mark = ledger.takeover_mark(spec)
-    if isinstance(mark, Exception) or not ledger.mark_bridging(spec, positions):
+    claimed = claim(spec, positions)
+    if claimed is None:
         return False
-    bridge = _Bridge(spec, body, mark)
+    bridge = _Bridge(claimed, body)
     with _LOCK:
         _RUNNING[spec.flow] = bridge
     bridge.start()
