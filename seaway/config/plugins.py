@@ -30,6 +30,7 @@ __all__ = [
     "CONVERTERS",
     "HEADER_CONVERTERS",
     "PREDICATES",
+    "SPARK_FORMATS",
     "TRANSFORMS",
     "aliases",
     "class_name",
@@ -46,6 +47,7 @@ HEADER_CONVERTERS: Final = "seaway.header_converters"
 TRANSFORMS: Final = "seaway.transforms"
 PREDICATES: Final = "seaway.predicates"
 CONFIG_PROVIDERS: Final = "seaway.config_providers"
+SPARK_FORMATS: Final = "seaway.spark_formats"  # Python data sources: format(<name>)
 
 # What an alias drops from a simple name (Kafka's; header converters keep "Header", as
 # Seaway always has: "SimpleHeader").

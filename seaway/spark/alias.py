@@ -1,4 +1,5 @@
-"""Make ``format("kafka")`` mean Seaway's source when Spark's own connector is absent.
+"""Make ``format("kafka")`` mean Seaway's source when Spark's own connector is absent, and
+the Python data sources packages declare (``format("connect")``) known to every session.
 
 Spark refuses to register a Python data source under the name ``kafka``
 (``DATA_SOURCE_ALREADY_EXISTS``), and without the spark-sql-kafka jar the name fails with
@@ -16,19 +17,28 @@ from collections.abc import Callable
 from typing import Any
 
 from pyspark.sql import SparkSession
+from pyspark.sql.datasource import DataSource
 from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
 from pyspark.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
 
+from seaway.config.plugins import SPARK_FORMATS, plugin_classes
 from seaway.spark.kafka.source import SOURCE_NAME, KafkaDataSource
 from seaway.spark.shipping import check_shipped
 
 log = logging.getLogger(__name__)
 
-__all__ = ["install_kafka_alias", "jvm_kafka_available", "register"]
+__all__ = [
+    "install_kafka_alias",
+    "jvm_kafka_available",
+    "python_formats",
+    "register",
+    "register_format",
+]
 
 _JVM_PROVIDER = "org.apache.spark.sql.kafka010.KafkaSourceProvider"
 _jvm_kafka: dict[int, bool] = {}
 _registered: set[int] = set()
+_formats_registered: set[tuple[int, str]] = set()
 
 
 def jvm_kafka_available(spark: SparkSession) -> bool:
@@ -52,10 +62,29 @@ def register(spark: SparkSession) -> None:
         _registered.add(key)
 
 
+@functools.cache
+def python_formats() -> dict[str, type[DataSource]]:
+    """The Python data sources packages declare under the entry-point group
+    ``seaway.spark_formats`` (Seaway's ``connect``), by name."""
+    found = plugin_classes(SPARK_FORMATS).values()
+    return {cls.name().lower(): cls for cls in found if issubclass(cls, DataSource)}
+
+
+def register_format(spark: SparkSession, name: str) -> None:
+    """Register the declared Python data source *name* with ``spark`` (once per session)."""
+    key = (id(spark._jsparkSession), name)
+    if key not in _formats_registered:
+        spark.dataSource.register(python_formats()[name])
+        _formats_registered.add(key)
+
+
 def _aliased(original: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     def format(self: Any, source: str) -> Any:
-        if (
+        if isinstance(source, str) and source.lower() in python_formats():
+            register_format(self._spark, source.lower())
+            check_shipped(self._spark)
+        elif (
             isinstance(source, str)
             and source.lower() == "kafka"
             and not jvm_kafka_available(self._spark)

@@ -61,6 +61,7 @@ from seaway.connect.api.sink import (
 from seaway.connect.api.source import (
     ConnectorTransactionBoundaries,
     ExactlyOnceSupport,
+    RecordSchemas,
     SourceConnector,
     SourceConnectorContext,
     SourceTask,
@@ -108,6 +109,7 @@ __all__ = [
     "PartitionKey",
     "Predicate",
     "RecordMetadata",
+    "RecordSchemas",
     "ReplayableSourceTask",
     "RetriableError",
     "Schema",

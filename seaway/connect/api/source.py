@@ -15,9 +15,11 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from seaway.connect.api.connector import Connector, ConnectorContext, Task
+from seaway.connect.api.data import Schema
 from seaway.connect.api.offsets import OffsetStorageReader
 from seaway.connect.api.records import SourceRecord
 from seaway.connect.api.structs import RecordMetadata
@@ -94,10 +96,26 @@ class SourceTaskContext(ABC):
         return None
 
 
+@dataclass(frozen=True)
+class RecordSchemas:
+    """The key and value schemas every record of a source connector has (None: no key, or
+    no value)."""
+
+    key: Schema | None
+    value: Schema | None
+
+
 class SourceConnector(Connector):
     """A connector whose tasks are :class:`SourceTask` subclasses."""
 
     context: SourceConnectorContext | None = None
+
+    def record_schemas(self) -> RecordSchemas | None:
+        """The schemas of every record the started connector's tasks will give, when it knows
+        them before any is read (a file's lines, one table's columns); None (the default)
+        when they show only in the records. Where records become typed columns rather than
+        a converter's bytes (``format("connect")``), the columns' types come from here."""
+        return None
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
         """Whether exactly-once delivery is possible with *props*; None means unknown."""
@@ -146,6 +164,7 @@ __all__ = [
     "TRANSACTION_BOUNDARY_CONFIG",
     "ConnectorTransactionBoundaries",
     "ExactlyOnceSupport",
+    "RecordSchemas",
     "SourceConnector",
     "SourceConnectorContext",
     "SourceTask",

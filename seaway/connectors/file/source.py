@@ -68,6 +68,7 @@ from seaway.connect.api import (
     ConnectError,
     ExactlyOnceSupport,
     PartitionKey,
+    RecordSchemas,
     Schema,
     SourceConnector,
     SourceOffset,
@@ -173,6 +174,10 @@ class FileStreamSourceConnector(SourceConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         # Only one input stream makes sense.
         return [dict(self._props)]
+
+    def record_schemas(self) -> RecordSchemas:
+        """Every record is a line: a STRING value, no key."""
+        return RecordSchemas(key=None, value=VALUE_SCHEMA)
 
     def stop(self) -> None:
         """Nothing to do: the connector has no background monitoring."""

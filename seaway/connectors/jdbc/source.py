@@ -45,6 +45,7 @@ from seaway.connect.api import (
     ConnectError,
     ExactlyOnceSupport,
     PartitionKey,
+    RecordSchemas,
     SourceConnector,
     SourceOffset,
     SourcePartition,
@@ -54,7 +55,7 @@ from seaway.connect.api import (
     partition_key,
 )
 from seaway.connect.api.batches import BatchSourceTask, SourceBatch
-from seaway.connect.api.data import SchemaBuilder, Struct
+from seaway.connect.api.data import Schema, SchemaBuilder, Struct
 from seaway.connect.api.data.arrow import arrow_type
 from seaway.connectors.jdbc import config as c
 from seaway.connectors.jdbc.dialects import Column, Dialect, dialect_from_config
@@ -188,6 +189,21 @@ class JdbcSourceConnector(SourceConnector):
             start = end
         return configs
 
+    def record_schemas(self) -> RecordSchemas | None:
+        """One table's (or the query's) value schema; None for several tables, whose
+        records have one schema each."""
+        values = _settings(self.props)
+        tables: list[str | None] = [None] if values[c.QUERY] else list(self.tables)
+        if len(tables) != 1:
+            return None
+        dialect = dialect_from_config(values)
+        connection = dialect.connect()
+        try:
+            _, schema = _columns(dialect, connection, tables[0], values[c.QUERY])
+        finally:
+            connection.close()
+        return RecordSchemas(key=None, value=schema)
+
     def stop(self) -> None:
         self._stopping.set()
         if self._monitor is not None:
@@ -198,6 +214,19 @@ class JdbcSourceConnector(SourceConnector):
         mode = str(props.get(c.MODE, "")).lower()
         return ExactlyOnceSupport.SUPPORTED if mode and mode != c.BULK else (
             ExactlyOnceSupport.UNSUPPORTED)  # fmt: skip
+
+
+def _columns(
+    dialect: Dialect, connection: Any, table: str | None, query: str
+) -> tuple[list[Column], Schema]:
+    """The columns of *table* (or of the *query*'s rows) and the value schema they make."""
+    columns: list[Column] = dialect.columns(connection, table, query)
+    builder = SchemaBuilder.struct()
+    if table is not None:
+        builder.name(dialect.simple_name(table))
+    for column in columns:
+        builder.field(column.name, column.schema)
+    return columns, builder.build()
 
 
 class _Source:
@@ -221,13 +250,8 @@ class _Source:
 
     def refresh(self, task: _JdbcTask) -> None:
         """Read the columns and make the value schema (again, after the table changed)."""
-        self.columns: list[Column] = task.dialect.columns(task.connection, self.table, self.query)
-        builder = SchemaBuilder.struct()
-        if self.table is not None:
-            builder.name(task.dialect.simple_name(self.table))
-        for column in self.columns:
-            builder.field(column.name, column.schema)
-        self.schema = builder.build()
+        self.columns, self.schema = _columns(task.dialect, task.connection, self.table,
+                                             self.query)  # fmt: skip
 
     def check_columns(self, task: _JdbcTask, cursor: Any, extra: int = 0) -> None:
         """Follow a change of the table's columns (e.g. ``ALTER TABLE ... ADD``), as

@@ -22,7 +22,7 @@ from seaway.connect.converters.byte_array_converter import ByteArrayConverter
 from seaway.connect.converters.json_converter import JsonConverter
 from seaway.connect.converters.string_converter import StringConverter
 from seaway.connect.runtime.queries.conversion import ConversionSpec, ConverterSpec, RecordConverter
-from seaway.connect.runtime.queries.source import _kafka_rows, _source_records
+from seaway.connect.runtime.queries.source import kafka_rows, source_records
 from seaway.connectors.file import source as file_source
 from seaway.connectors.file.sink import FileStreamSinkTask
 from tests.unit.connectors.connector_helpers import source_task
@@ -165,9 +165,9 @@ def test_source_rows_from_a_batch_are_the_rows_of_its_records(value: str) -> Non
         {"value": TEXTS[:3], "timestamp": [1_700_000_000_000, 1_700_000_000_001, None]}
     )
     batch = SourceBatch("topic", records, Schema.STRING_SCHEMA)
-    rows = _kafka_rows(converter, batch)
+    rows = kafka_rows(converter, batch)
     assert rows is not None
-    expected = [converter.source_rows(r) for r in _source_records(batch)]
+    expected = [converter.source_rows(r) for r in source_records(batch)]
     got = rows.to_pylist()
     assert [
         (r["topic"], r["partition"], r["key"], r["value"], r["headers"] or []) for r in got
@@ -194,9 +194,9 @@ def test_struct_batches_give_the_rows_of_their_records(with_float: bool) -> None
     )
     batch = SourceBatch("topic", records, schema)
     converter = RecordConverter(_conversion("org.apache.kafka.connect.json.JsonConverter"))
-    rows = _kafka_rows(converter, batch)
+    rows = kafka_rows(converter, batch)
     assert (rows is None) == with_float
-    from_records = [converter.source_rows(r) for r in _source_records(batch)]
+    from_records = [converter.source_rows(r) for r in source_records(batch)]
     assert [r[3] for r in from_records] == [
         _json(True).from_connect_data("topic", schema, v) for v in values
     ]

@@ -25,7 +25,7 @@ from seaway.connect.api.data.logical import Date, Decimal, Time, Timestamp
 from seaway.connect.api.data.schema import Schema, SchemaType
 from seaway.connect.api.data.struct import Struct
 
-__all__ = ["arrow_schema", "arrow_type", "connect_values", "structs_to_table"]
+__all__ = ["arrow_schema", "arrow_type", "arrow_values", "connect_values", "structs_to_table"]
 
 _PRIMITIVES = {
     SchemaType.INT8: pa.int8(), SchemaType.INT16: pa.int16(), SchemaType.INT32: pa.int32(),
@@ -89,6 +89,14 @@ def _python(schema: Schema, value: Any) -> Any:
         key, element = _element(schema.key_schema), _element(schema.value_schema)
         return [(_python(key, k), _python(element, v)) for k, v in value.items()]
     return value
+
+
+def arrow_values(
+    schema: Schema, values: Sequence[Any], kind: pa.DataType | None = None
+) -> pa.Array:
+    """Connect values of *schema* as an Arrow array of its type, or of *kind* (a type of the
+    same shape: other widths or units, a struct's fields by name, missing ones null)."""
+    return pa.array([_python(schema, v) for v in values], type=kind or arrow_type(schema))
 
 
 def structs_to_table(schema: Schema, values: Sequence[Struct]) -> pa.Table:

@@ -216,16 +216,20 @@ class RecordConverter:
     ) -> tuple[str, int | None, bytes | None, bytes | None, list[dict[str, Any]], int | None]:
         """``(topic, partition, key, value, headers, timestamp_ms)`` of a transformed record."""
         topic = record.topic
-        to_bytes = self.header.from_connect_header
-        headers = [
-            {"key": h.key, "value": to_bytes(topic, h.key, h.schema, h.value)}
-            for h in record.headers
-        ]
+        headers = self.source_headers(record)
         key = self.key.from_connect_data(topic, record.key_schema, record.key, record.headers)
         value = self.value.from_connect_data(
             topic, record.value_schema, record.value, record.headers
         )
         return topic, record.kafka_partition, key, value, headers, record.timestamp
+
+    def source_headers(self, record: ConnectRecord) -> list[dict[str, Any]]:
+        """A record's headers as Kafka rows have them, converted by the header converter."""
+        to_bytes = self.header.from_connect_header
+        return [
+            {"key": h.key, "value": to_bytes(record.topic, h.key, h.schema, h.value)}
+            for h in record.headers
+        ]
 
     def source_rows(self, record: ConnectRecord) -> tuple[Any, ...] | None:
         """Transform and convert one source record; None when dropped or skipped."""

@@ -75,10 +75,11 @@ SPARK_SCHEMA: Final = "task int, topic string, records bigint, metrics string"
 task's :class:`TaskMetrics` JSON on its first row (a row without a topic if it wrote none)."""
 
 # {partition_key: [task index, source offset]}, and with exactly-once support
-# {"#seq-<task>": [task index, the id of the task's last batch]} (see next_batch_id); at
-# least once, {"#polled-<task>": [task index, an id]} when a plain task polled records that
-# moved no offset (a heartbeat at the same position, records without a source partition):
-# the end offset must still move, or Spark would run no batch and the records be lost
+# {"#seq-<task>": [task index, the id of the task's last batch]} (see next_batch_id); and
+# {"#polled-<task>": [task index, [an id, records]]} when a plain task polled records: the
+# end offset moves even when the records moved no offset (a heartbeat at the same position,
+# records without a source partition), or Spark would run no batch and the records be lost,
+# and a batch planned before a restart can be polled again (polled_count)
 SparkOffset = dict[str, list[Any]]
 _MARKER: Final = "#"
 _SEQUENCE: Final = "#seq-"
@@ -150,6 +151,14 @@ def source_offsets(offset: SparkOffset) -> dict[PartitionKey, SourceOffset]:
     return {k: v[1] for k, v in offset.items() if not k.startswith(_MARKER)}
 
 
+def polled_count(start: SparkOffset, end: SparkOffset, task: int) -> int:
+    """How many records plain task *task* polled for the batch from *start* to *end*."""
+    marker = end.get(f"{_POLLED}{task}")
+    if marker is None or marker == start.get(f"{_POLLED}{task}"):
+        return 0
+    return int(marker[1][1])
+
+
 def next_batch_id() -> int:
     """The id a planned batch commits as its task's sequence marker: random, so that two
     runs of a task (a frozen worker's and its successor's) planning from the same committed
@@ -176,7 +185,7 @@ class TaskBatch(InputPartition):
     sequence: tuple[int, int] | None = None  # (committed before, committed after) the batch
 
 
-def _started_task(spec: SourceQuerySpec, index: int, offsets: Mapping[str, Any]) -> SourceTask:
+def started_task(spec: SourceQuerySpec, index: int, offsets: Mapping[str, Any]) -> SourceTask:
     add_plugin_path(spec.conversion.plugin_path)
     task: SourceTask = load_task_class(spec.task_class)()
     config = spec.task_configs[index]
@@ -201,7 +210,7 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
 
     def _task(self, index: int, start: SparkOffset) -> SourceTask:
         if index not in self._tasks:
-            self._tasks[index] = _started_task(self.spec, index, source_offsets(start))
+            self._tasks[index] = started_task(self.spec, index, source_offsets(start))
         return self._tasks[index]
 
     def latestOffset(self, start: SparkOffset | None = None, limit: Any = None) -> SparkOffset:
@@ -226,8 +235,8 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
             sequence = start.get(f"{_SEQUENCE}{index}")
             if sequence is not None and (moved or polled.get(index)):
                 end[f"{_SEQUENCE}{index}"] = [index, next_batch_id()]
-            elif polled.get(index) and not moved:
-                end[f"{_POLLED}{index}"] = [index, next_batch_id()]
+            if polled.get(index):
+                end[f"{_POLLED}{index}"] = [index, [next_batch_id(), len(polled[index])]]
         ordered = dict(sorted(end.items()))
         if polled:
             self._polled[json.dumps(ordered, sort_keys=True)] = polled
@@ -332,29 +341,35 @@ class _Rows:
         return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
 
 
-def _records(
+RANGE: Final = "range"
+OFFSET: Final = "offset"
+
+
+def task_records(
     spec: SourceQuerySpec, batch: TaskBatch, columns: bool
 ) -> Iterator[SourceRecord | SourceBatch | tuple[str, Any]]:
-    r"""The batch's records, each range followed by ``("offset", (key, end))``; with
-    *columns*, a :class:`BatchSourceTask`'s ranges come as :class:`SourceBatch`\ es."""
+    r"""The batch's records, a replayed range's preceded by ``("range", (key, end))``, each
+    range followed by ``("offset", (key, end))``; with *columns*, a
+    :class:`BatchSourceTask`'s ranges come as :class:`SourceBatch`\ es."""
     if batch.polled is not None:
         yield from batch.polled
         for key, _, end in batch.ranges:
-            yield ("offset", (key, end))
+            yield (OFFSET, (key, end))
         return
-    task = _started_task(spec, batch.task, batch.offsets)
+    task = started_task(spec, batch.task, batch.offsets)
     if not isinstance(task, ReplayableSourceTask):  # polled tasks arrive with their records
         raise TypeError(f"{spec.task_class} is not a ReplayableSourceTask")
     read = task.read_batches if columns and isinstance(task, BatchSourceTask) else task.read
     try:
         for key, start, end in batch.ranges:
+            yield (RANGE, (key, end))
             yield from read(partition_from_key(key), start, end)
-            yield ("offset", (key, end))
+            yield (OFFSET, (key, end))
     finally:
         task.stop()
 
 
-def _source_records(batch: SourceBatch) -> Iterator[SourceRecord]:
+def source_records(batch: SourceBatch) -> Iterator[SourceRecord]:
     """A batch's records one by one (for what needs records: the per-record fallback)."""
     records, n = batch.records, batch.records.num_rows
     names = records.schema.names
@@ -375,7 +390,7 @@ def _source_records(batch: SourceBatch) -> Iterator[SourceRecord]:
         )
 
 
-def _kafka_rows(converter: RecordConverter, batch: SourceBatch) -> pa.RecordBatch | None:
+def kafka_rows(converter: RecordConverter, batch: SourceBatch) -> pa.RecordBatch | None:
     """A :class:`SourceBatch` as Kafka rows, its columns converted whole; None when a
     converter cannot take a column (the records then go one by one)."""
     records, topic = batch.records, batch.topic
@@ -419,21 +434,21 @@ def _read_batch(
 
     converter = RecordConverter(spec.conversion, metrics=metrics)
     rows = _Rows()
-    for item in _records(spec, batch, columns=not converter.transforms):
+    for item in task_records(spec, batch, columns=not converter.transforms):
         if isinstance(item, SourceBatch):
             metrics.records_in += item.records.num_rows
-            converted = _kafka_rows(converter, item)
+            converted = kafka_rows(converter, item)
             if converted is not None:
                 if len(rows):
                     yield rows.flush()
                 yield converted
                 continue
-            for record in _source_records(item):
+            for record in source_records(item):
                 row = converter.source_rows(record)
                 if row is not None:
                     rows.add(row)
         elif isinstance(item, tuple):
-            if spec.offsets_topic:
+            if spec.offsets_topic and item[0] == OFFSET:
                 key, end = item[1]
                 partition = partition_from_key(key)
                 rows.add(

@@ -1,0 +1,16 @@
+"""Any Seaway connector in a user's own PySpark job: ``format("connect")``.
+
+>>> import seaway.spark                                             # doctest: +SKIP
+>>> lines = (spark.readStream.format("connect")                     # doctest: +SKIP
+...          .option("connector.class", "FileStreamSource")
+...          .option("file", "/var/log/app.log").option("topic", "app").load())
+
+``connector`` checks the options as a Connect worker checks a new connector; ``reader`` gives a
+source connector's records as rows, their source offsets kept in the query's checkpoint;
+``writer`` puts rows into a sink connector's tasks; ``data_source`` is what Spark registers.
+Importing :mod:`seaway.spark` makes the name ``connect`` known to every session.
+"""
+
+from seaway.connect.spark_format.data_source import ConnectDataSource
+
+__all__ = ["ConnectDataSource"]

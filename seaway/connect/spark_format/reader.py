@@ -1,0 +1,303 @@
+"""A source connector's records as a DataFrame: ``spark.readStream.format("connect")``.
+
+The planning is the Connect worker's (:class:`ConnectSourceStreamReader`): the Spark offset
+holds the connector's source offsets, so they live in the query's checkpoint and a restarted
+query goes on from its last committed micro-batch. Instead of producing to Kafka, an
+executor's task yields the records as rows (:data:`SCHEMA`), converted by the connector's
+key, value and header converters after its transformations, as a worker would write them.
+
+A micro-batch is replayed after a restart (Spark runs the last planned one again): a
+replayable task reads its ranges again; a plain ``poll()`` task, whose records the planning
+driver held, is started from the batch's start offsets and polled for as many records as it
+had given (a task that polls the same records from the same offsets, as Debezium's do once
+their snapshot is over, is then exactly once).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Final
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql.datasource import DataSourceReader, InputPartition
+
+from seaway.connect.api import SourceRecord
+from seaway.connect.api.batches import SourceBatch
+from seaway.connect.api.errors import ConnectError
+from seaway.connect.api.offsets import partition_key
+from seaway.connect.runtime.queries.conversion import RecordConverter, TaskFailure
+from seaway.connect.runtime.queries.source import (
+    BATCH_ROWS,
+    RANGE,
+    ConnectSourceStreamReader,
+    SourceQuerySpec,
+    SparkOffset,
+    TaskBatch,
+    kafka_rows,
+    polled_count,
+    source_offsets,
+    source_records,
+    started_task,
+    task_records,
+)
+from seaway.connect.runtime.queries.task_metrics import TaskMetrics
+from seaway.connect.spark_format.columns import RowColumns
+from seaway.connect.spark_format.connector import FormatConnector
+
+__all__ = ["ConnectBatchReader", "ConnectStreamReader", "record_rows", "source_spec"]
+
+PLANS_PER_BATCH: Final = "plans.per.batch"
+
+
+def source_spec(connector: FormatConnector, options: Any) -> SourceQuerySpec:
+    """The query spec of a source connector read as a DataFrame: from no offsets (the
+    checkpoint keeps them), never into Kafka."""
+    return SourceQuerySpec(
+        connector=connector.name,
+        task_class=connector.task_class,
+        task_configs=connector.task_configs,
+        enabled_tasks=list(range(len(connector.task_configs))),
+        start_offsets={},
+        conversion=connector.conversion,
+        plans_per_batch=int(options.get(PLANS_PER_BATCH) or 500),
+    )
+
+
+class ConnectStreamReader(ConnectSourceStreamReader):
+    """The worker's planning; ``read`` yields the records instead of producing them."""
+
+    def __init__(self, spec: SourceQuerySpec, columns: RowColumns) -> None:
+        super().__init__(spec)
+        self.columns = columns
+
+    def partitions(self, start: SparkOffset, end: SparkOffset) -> list[TaskBatch]:
+        batches = super().partitions(start, end)
+        for batch in batches:
+            count = polled_count(start, end, batch.task)
+            if count and batch.polled is None:  # planned before a restart: poll again
+                batch.polled = self._poll_again(batch.task, start, end, count)
+        return batches
+
+    def _poll_again(
+        self, index: int, start: SparkOffset, end: SparkOffset, count: int
+    ) -> list[SourceRecord]:
+        """The *count* records task *index* polled from *start* (a fresh task: the running
+        one, if any, is past them)."""
+        task = started_task(self.spec, index, source_offsets(start))
+        records: list[SourceRecord] = []
+        try:
+            idle = 0
+            while len(records) < count:
+                polled = task.poll() or []
+                records.extend(polled)
+                idle = 0 if polled else idle + 1
+                if idle >= 100:
+                    break
+        except Exception as error:
+            raise TaskFailure.of(self.spec.connector, index, error) from error
+        finally:
+            task.stop()
+        records = records[:count]
+        ends = {
+            partition_key(r.source_partition): r.source_offset
+            for r in records
+            if r.source_partition is not None
+        }
+        planned = {k: v for k, v in source_offsets(end).items() if end[k][0] == index}
+        if len(records) < count or any(ends.get(k, planned[k]) != planned[k] for k in ends):
+            raise ConnectError(
+                f"Task {self.spec.connector}-{index} did not poll the records of micro-batch "
+                f"ending at {json.dumps(planned)} again from its start offsets "
+                f"({len(records)} of {count}): the batch cannot be replayed. Restart the query "
+                "with a new checkpointLocation to start from the connector's beginning."
+            )
+        return records
+
+    def read(self, partition: TaskBatch) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
+        if not partition.ranges and not partition.polled:
+            return
+        try:
+            yield from record_rows(self.spec, partition, self.columns)
+        except TaskFailure:
+            raise
+        except Exception as error:
+            raise TaskFailure.of(self.spec.connector, partition.task, error) from error
+
+
+def record_rows(
+    spec: SourceQuerySpec, batch: TaskBatch, columns: RowColumns
+) -> Iterator[pa.RecordBatch]:
+    """A task's records of one micro-batch as rows of ``columns.arrow_schema``: whole
+    columns where the task and the converters allow it, else record by record."""
+    converter = RecordConverter(spec.conversion, metrics=TaskMetrics(task=batch.task))
+    schema = columns.arrow_schema
+    rows = _Rows(columns, schema)
+    where: tuple[str | None, str | None] = (None, None)
+    for item in task_records(spec, batch, columns=not converter.transforms):
+        if isinstance(item, tuple):
+            if item[0] == RANGE:
+                key, end = item[1]
+                where = (key, json.dumps(end, sort_keys=True))
+            continue
+        if isinstance(item, SourceBatch):
+            whole = _batch_rows(converter, columns, schema, item, *where)
+            if whole is not None:
+                if len(rows):
+                    yield rows.flush()
+                yield whole
+                continue
+            records: Iterator[SourceRecord] = source_records(item)
+        else:
+            records = iter((item,))
+        for record in records:
+            rows.add(converter, record, *where)
+            if len(rows) >= BATCH_ROWS:
+                yield rows.flush()
+    if len(rows):
+        yield rows.flush()
+
+
+class _Rows:
+    """Rows made record by record, kept as column lists until flushed as one Arrow batch."""
+
+    def __init__(self, columns: RowColumns, schema: pa.Schema) -> None:
+        self.columns = columns
+        self.schema = schema
+        self.lists: list[list[Any]] = [[] for _ in schema]
+
+    def __len__(self) -> int:
+        return len(self.lists[0])
+
+    def add(
+        self,
+        converter: RecordConverter,
+        record: SourceRecord,
+        partition: str | None,
+        offset: str | None,
+    ) -> None:
+        """A record (transformed, converted where its column takes bytes); a record the
+        transformations drop, or ``errors.tolerance=all`` skips, adds nothing."""
+        typed = self.columns.key is not None or self.columns.value is not None
+        if typed:  # no transformation: RowColumns.of
+            row = converter.guarded("VALUE_CONVERTER", lambda: self._typed(converter, record),
+                                    record)  # fmt: skip
+        else:
+            row = converter.source_rows(record)
+        if row is None:
+            return
+        topic, _kafka_partition, key, value, headers, timestamp = row
+        if record.source_partition is not None:
+            partition = partition_key(record.source_partition)
+            offset = json.dumps(record.source_offset, sort_keys=True)
+        items = (topic, partition, offset, key, value, headers, timestamp)
+        for column, item in zip(self.lists, items, strict=True):
+            column.append(item)
+
+    def _typed(self, converter: RecordConverter, record: SourceRecord) -> tuple[Any, ...]:
+        """:meth:`RecordConverter.source_row` with a typed key or value left as it is."""
+        topic, columns = record.topic, self.columns
+        key, value = record.key, record.value
+        if columns.key is None:
+            key = converter.key.from_connect_data(topic, record.key_schema, key, record.headers)
+        if columns.value is None:
+            value = converter.value.from_connect_data(
+                topic, record.value_schema, value, record.headers
+            )
+        headers = converter.source_headers(record)
+        return topic, record.kafka_partition, key, value, headers, record.timestamp
+
+    def flush(self) -> pa.RecordBatch:
+        topic, partition, offset, key, value, headers, timestamp = self.lists
+        arrays = [
+            pa.array(topic, pa.string()),
+            pa.array(partition, pa.string()),
+            pa.array(offset, pa.string()),
+            self._column("key", key),
+            self._column("value", value),
+            pa.array(headers, self.schema.field("headers").type),
+            pa.array(
+                [None if t is None else t * 1000 for t in timestamp],
+                self.schema.field("timestamp").type,
+            ),
+        ]
+        self.lists = [[] for _ in self.schema]
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _column(self, which: str, values: list[Any]) -> pa.Array:
+        if getattr(self.columns, which) is None:
+            return pa.array(values, pa.binary())
+        return self.columns.typed(which, values)
+
+
+def _batch_rows(
+    converter: RecordConverter,
+    columns: RowColumns,
+    schema: pa.Schema,
+    batch: SourceBatch,
+    partition: str | None,
+    offset: str | None,
+) -> pa.RecordBatch | None:
+    """A :class:`SourceBatch` as rows, its columns converted whole, with its source
+    partition and the offset its range ends at (a batch has no offset per record); None
+    when a converter cannot take a column (the records then go one by one)."""
+    records, n = batch.records, batch.records.num_rows
+    converted = None
+    if columns.key is None or columns.value is None:
+        converted = kafka_rows(converter, batch)
+        if converted is None:
+            return None
+    if columns.value is not None:
+        value = columns.conformed("value", records.column("value"))
+    else:
+        assert converted is not None
+        value = converted.column("value")
+    if columns.key is None:
+        assert converted is not None
+        key = converted.column("key")
+    elif "key" in records.schema.names:
+        key = columns.conformed("key", records.column("key"))
+    else:
+        key = pa.nulls(n, schema.field("key").type)
+    if "timestamp" in records.schema.names:
+        millis = records.column("timestamp").cast(pa.int64())
+        timestamps = pc.multiply(millis, 1000).cast(schema.field("timestamp").type)
+    else:
+        timestamps = pa.nulls(n, schema.field("timestamp").type)
+    text = pa.nulls(n, pa.string())
+    arrays = [
+        text.fill_null(batch.topic),
+        text.fill_null(partition) if partition else text,
+        text.fill_null(offset) if offset else text,
+        key,
+        value,
+        pa.array([[]] * n, schema.field("headers").type),
+        timestamps,
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+class ConnectBatchReader(DataSourceReader):
+    """``spark.read.format("connect")``: what the connector has now, planned as micro-batches
+    until one would be empty, read as one job."""
+
+    def __init__(self, spec: SourceQuerySpec, columns: RowColumns) -> None:
+        self.stream = ConnectStreamReader(spec, columns)
+
+    def partitions(self) -> list[InputPartition]:
+        parts: list[InputPartition] = []
+        start = self.stream.initialOffset()
+        try:
+            while True:
+                end = self.stream.latestOffset(start)
+                if end == start:
+                    return parts
+                parts.extend(self.stream.partitions(start, end))
+                start = end
+        finally:
+            self.stream.stop()
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        assert isinstance(partition, TaskBatch)
+        return self.stream.read(partition)

@@ -1,0 +1,173 @@
+"""``format("connect")`` without Spark running: a polled micro-batch planned before a restart is
+polled again from its start offsets (and refused when the task gives other records), the
+connector's configuration out of Spark's lowercased options, Connect types as Spark's, and a
+DataFrame's rows completed into what a sink task reads."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pyarrow as pa
+import pytest
+from pyspark.sql.types import (
+    ArrayType,
+    DateType,
+    DecimalType,
+    IntegerType,
+    MapType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from seaway.connect.api import ConnectError, Schema, SchemaBuilder, SourceRecord, SourceTask
+from seaway.connect.api.data.logical import Date, Decimal, Timestamp
+from seaway.connect.api.offsets import partition_key
+from seaway.connect.runtime.queries.conversion import ConversionSpec, ConverterSpec
+from seaway.connect.runtime.queries.source import SourceQuerySpec, class_path
+from seaway.connect.spark_format.columns import RowColumns, spark_type
+from seaway.connect.spark_format.connector import connector_config
+from seaway.connect.spark_format.reader import ConnectStreamReader, record_rows
+from seaway.connect.spark_format.writer import consumed
+
+PARTITION = {"log": "a"}
+STRINGS = ConverterSpec("org.apache.kafka.connect.storage.StringConverter", {})
+
+
+class CountingTask(SourceTask):
+    """Polls two records a time from its offset on: ``{"n": 1}``, ``{"n": 2}``, ...; with
+    ``skip`` set (a log whose records changed), it starts one record further."""
+
+    skip: ClassVar[int] = 0
+
+    def start(self, props: dict[str, str]) -> None:
+        assert self.context is not None
+        stored = self.context.offset_storage_reader().offset(PARTITION) or {"n": 0}
+        self.position = stored["n"] + self.skip
+
+    def poll(self) -> list[SourceRecord]:
+        records = [
+            SourceRecord(
+                source_partition=PARTITION, source_offset={"n": n}, topic="t", value=f"r{n}"
+            )
+            for n in (self.position + 1, self.position + 2)
+        ]
+        self.position += 2
+        return records
+
+    def stop(self) -> None:
+        pass
+
+    def version(self) -> str:
+        return "1"
+
+
+def _reader() -> ConnectStreamReader:
+    conversion = ConversionSpec("c", STRINGS, STRINGS, STRINGS, {})
+    spec = SourceQuerySpec("c", class_path(CountingTask), [{}], [0], {}, conversion)
+    return ConnectStreamReader(spec, RowColumns(value=Schema.STRING_SCHEMA))
+
+
+def _values(reader: ConnectStreamReader, start: Any, end: Any) -> list[Any]:
+    [batch] = reader.partitions(start, end)
+    rows = pa.Table.from_batches(list(record_rows(reader.spec, batch, reader.columns)))
+    return rows.column("value").to_pylist()
+
+
+def test_a_polled_batch_is_polled_again_after_a_restart() -> None:
+    planning = _reader()
+    start = planning.initialOffset()
+    first = planning.latestOffset(start)
+    second = planning.latestOffset(first)
+    assert _values(planning, first, second) == ["r3", "r4"]
+    restarted = _reader()  # a new driver: Spark replays the batch from its offset log
+    assert _values(restarted, first, second) == ["r3", "r4"]
+    [batch] = restarted.partitions(first, second)
+    assert batch.ranges == [(partition_key(PARTITION), {"n": 2}, {"n": 4})]
+
+
+def test_a_batch_polled_differently_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    planning = _reader()
+    start = planning.initialOffset()
+    end = planning.latestOffset(start)
+    monkeypatch.setattr(CountingTask, "skip", 1)
+    with pytest.raises(ConnectError, match=r"cannot be replayed.*new checkpointLocation"):
+        _reader().partitions(start, end)
+
+
+def test_connector_config_from_spark_options() -> None:
+    options = {  # as Spark hands them over: names lowercased
+        "connector.class": "FileStreamSource", "file": "/f", "transforms": "Wrap,keep",
+        "transforms.wrap.type": "HoistField$Value", "transforms.keep.type": "X",
+        "predicates": "IsA", "predicates.isa.type": "TopicNameMatches",
+        "plugin.path": "/plugins", "checkpointlocation": "/c", "path": "/p",
+    }  # fmt: skip
+    assert connector_config(options) == {
+        "connector.class": "FileStreamSource", "file": "/f", "transforms": "Wrap,keep",
+        "transforms.Wrap.type": "HoistField$Value", "transforms.keep.type": "X",
+        "predicates": "IsA", "predicates.IsA.type": "TopicNameMatches",
+        "name": "spark-FileStreamSource",
+    }  # fmt: skip
+    assert connector_config({**options, "name": "mine"})["name"] == "mine"
+
+
+def test_connect_types_as_spark_types() -> None:
+    amount = Decimal.builder(2).parameter("connect.decimal.precision", "10").build()
+    schema = (
+        SchemaBuilder.struct()
+        .field("id", Schema.INT32_SCHEMA)
+        .field("amount", amount)
+        .field("day", Date.SCHEMA)
+        .field("at", Timestamp.builder().optional().build())
+        .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build())
+        .field("attrs", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build())
+        .build()
+    )
+    assert spark_type(schema) == StructType(
+        [
+            StructField("id", IntegerType(), False),
+            StructField("amount", DecimalType(10, 2), False),
+            StructField("day", DateType(), False),
+            StructField("at", TimestampType(), True),
+            StructField("tags", ArrayType(StringType(), False), True),
+            StructField("attrs", MapType(StringType(), IntegerType(), False), False),
+        ]
+    )
+
+
+def test_typed_columns_only_without_converters_or_transformations() -> None:
+    from seaway.connect.api import RecordSchemas
+
+    schemas = RecordSchemas(key=Schema.STRING_SCHEMA, value=Schema.INT64_SCHEMA)
+    assert RowColumns.of({}, schemas) == RowColumns(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA)
+    assert RowColumns.of({"value.converter": "x"}, schemas) == RowColumns(Schema.STRING_SCHEMA)
+    assert RowColumns.of({"transforms": "a"}, schemas) == RowColumns()
+    assert RowColumns.of({}, None) == RowColumns()
+
+
+def test_dataframe_rows_completed_for_a_sink_task() -> None:
+    rows = pa.RecordBatch.from_pydict({"value": ["a", "b"], "key": [b"k", None]})
+    batch = consumed(rows, "orders", 10)
+    assert batch.schema.names == ["topic", "partition", "offset", "key", "value", "timestamp",
+                                  "timestampType", "headers"]  # fmt: skip
+    assert batch.to_pydict() == {
+        "topic": ["orders", "orders"], "partition": [0, 0], "offset": [10, 11],
+        "key": [b"k", None], "value": [b"a", b"b"], "timestamp": [None, None],
+        "timestampType": [None, None], "headers": [None, None],
+    }  # fmt: skip
+    kafka = pa.RecordBatch.from_pydict(
+        {"value": [b"x"], "topic": ["t"], "partition": [3], "offset": [7]}
+    )
+    assert consumed(kafka, "orders", 0).to_pylist() == [
+        {
+            "topic": "t",
+            "partition": 3,
+            "offset": 7,
+            "key": None,
+            "value": b"x",
+            "timestamp": None,
+            "timestampType": None,
+            "headers": None,
+        }
+    ]
