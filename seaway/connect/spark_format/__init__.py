@@ -7,10 +7,12 @@
 
 ``connector`` checks the options as a Connect worker checks a new connector; ``reader`` gives a
 source connector's records as rows, their source offsets kept in the query's checkpoint;
-``writer`` puts rows into a sink connector's tasks; ``data_source`` is what Spark registers.
+``writer`` puts rows into a sink connector's tasks (:func:`foreach_batch` for a
+``foreachBatch`` job); ``data_source`` is what Spark registers.
 Importing :mod:`seaway.spark` makes the name ``connect`` known to every session.
 """
 
 from seaway.connect.spark_format.data_source import ConnectDataSource
+from seaway.connect.spark_format.writer import foreach_batch
 
-__all__ = ["ConnectDataSource"]
+__all__ = ["ConnectDataSource", "foreach_batch"]

@@ -17,11 +17,12 @@ goes to the first of the connector's ``topics``, without ``partition`` to 0, and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 import pyarrow as pa
+from pyspark.sql import DataFrame
 from pyspark.sql.datasource import (
     DataSourceArrowWriter,
     DataSourceStreamArrowWriter,
@@ -34,7 +35,13 @@ from seaway.connect.runtime.queries.conversion import TaskFailure
 from seaway.connect.runtime.queries.sink import SinkQuerySpec, write_task
 from seaway.connect.spark_format.connector import ConnectFormatError, FormatConnector
 
-__all__ = ["ConnectBatchWriter", "ConnectStreamWriter", "TaskWritten", "sink_spec"]
+__all__ = [
+    "ConnectBatchWriter",
+    "ConnectStreamWriter",
+    "TaskWritten",
+    "foreach_batch",
+    "sink_spec",
+]
 
 _BYTES: Final = ("key", "value")
 _INTEGERS: Final = {"partition": pa.int32(), "offset": pa.int64(), "timestampType": pa.int32()}
@@ -171,3 +178,14 @@ class ConnectBatchWriter(DataSourceArrowWriter):
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> TaskWritten:
         return _write(self.spec, iterator)
+
+
+def foreach_batch(**config: str) -> Callable[[DataFrame, int], None]:
+    """A ``foreachBatch`` function that puts each micro-batch into the sink connector
+    *config* describes: ``writeStream.foreachBatch(foreach_batch(**{"connector.class":
+    ...}))``, for a job that does more with its batches than write them."""
+
+    def put(batch: DataFrame, batch_id: int) -> None:
+        batch.write.format("connect").options(**config).mode("append").save()
+
+    return put
