@@ -16,6 +16,7 @@ their snapshot is over, is then exactly once).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -23,9 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from seaway.connect.api import SourceRecord
+from seaway.connect.api import SourceRecord, SourceTask
 from seaway.connect.api.batches import SourceBatch
-from seaway.connect.api.errors import ConnectError
 from seaway.connect.api.offsets import partition_key
 from seaway.connect.runtime.queries.conversion import RecordConverter, TaskFailure
 from seaway.connect.runtime.queries.source import (
@@ -49,6 +49,9 @@ from seaway.connect.spark_format.connector import FormatConnector
 __all__ = ["ConnectBatchReader", "ConnectStreamReader", "record_rows", "source_spec"]
 
 PLANS_PER_BATCH: Final = "plans.per.batch"
+_IDLE_POLLS: Final = 100  # empty polls in a row that end a replay short of its records
+
+log = logging.getLogger(__name__)
 
 
 def source_spec(connector: FormatConnector, options: Any) -> SourceQuerySpec:
@@ -71,6 +74,7 @@ class ConnectStreamReader(ConnectSourceStreamReader):
     def __init__(self, spec: SourceQuerySpec, columns: RowColumns) -> None:
         super().__init__(spec)
         self.columns = columns
+        self._pending: dict[int, list[SourceRecord]] = {}  # by id() of the running task
 
     def partitions(self, start: SparkOffset, end: SparkOffset) -> list[TaskBatch]:
         batches = super().partitions(start, end)
@@ -83,37 +87,50 @@ class ConnectStreamReader(ConnectSourceStreamReader):
     def _poll_again(
         self, index: int, start: SparkOffset, end: SparkOffset, count: int
     ) -> list[SourceRecord]:
-        """The *count* records task *index* polled from *start* (a fresh task: the running
-        one, if any, is past them)."""
-        task = started_task(self.spec, index, source_offsets(start))
+        """The *count* records task *index* polled from *start*, from a task started there,
+        which then goes on as the running task (what it polled beyond them is the next
+        micro-batch's). A task that polls other records (a snapshot begun again, a source
+        that changed) is warned of: that micro-batch is then at least once."""
+        running = self._tasks.pop(index, None)
+        if running is not None:
+            running.stop()
+        task = self._tasks[index] = started_task(self.spec, index, source_offsets(start))
         records: list[SourceRecord] = []
+        idle = 0
         try:
-            idle = 0
-            while len(records) < count:
+            while len(records) < count and idle < _IDLE_POLLS:
                 polled = task.poll() or []
                 records.extend(polled)
                 idle = 0 if polled else idle + 1
-                if idle >= 100:
-                    break
         except Exception as error:
             raise TaskFailure.of(self.spec.connector, index, error) from error
-        finally:
-            task.stop()
-        records = records[:count]
+        records, self._pending[id(task)] = records[:count], records[count:]
         ends = {
             partition_key(r.source_partition): r.source_offset
             for r in records
             if r.source_partition is not None
         }
         planned = {k: v for k, v in source_offsets(end).items() if end[k][0] == index}
-        if len(records) < count or any(ends.get(k, planned[k]) != planned[k] for k in ends):
-            raise ConnectError(
-                f"Task {self.spec.connector}-{index} did not poll the records of micro-batch "
-                f"ending at {json.dumps(planned)} again from its start offsets "
-                f"({len(records)} of {count}): the batch cannot be replayed. Restart the query "
-                "with a new checkpointLocation to start from the connector's beginning."
-            )
+        if len(records) < count or any(planned.get(k) != v for k, v in ends.items()):
+            log.warning(
+                "Task %s-%d polled other records from the start of the micro-batch ending at "
+                "%s than before the restart (%d of %d, ending at %s): the stream goes on from "
+                "them, that micro-batch at least once", self.spec.connector, index,
+                json.dumps(planned), len(records), count, json.dumps(ends),
+            )  # fmt: skip
         return records
+
+    def _poll(self, task: SourceTask) -> tuple[dict[str, Any], list[SourceRecord]]:
+        """What a replay polled beyond its micro-batch first, then the task's next poll."""
+        pending = self._pending.pop(id(task), None)
+        if not pending:
+            return super()._poll(task)
+        ends = {
+            partition_key(r.source_partition): r.source_offset
+            for r in pending
+            if r.source_partition is not None
+        }
+        return ends, pending
 
     def read(self, partition: TaskBatch) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
         if not partition.ranges and not partition.polled:

@@ -21,7 +21,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from seaway.connect.api import ConnectError, Schema, SchemaBuilder, SourceRecord, SourceTask
+from seaway.connect.api import Schema, SchemaBuilder, SourceRecord, SourceTask
 from seaway.connect.api.data.logical import Date, Decimal, Timestamp
 from seaway.connect.api.offsets import partition_key
 from seaway.connect.runtime.queries.conversion import ConversionSpec, ConverterSpec
@@ -87,13 +87,28 @@ def test_a_polled_batch_is_polled_again_after_a_restart() -> None:
     assert batch.ranges == [(partition_key(PARTITION), {"n": 2}, {"n": 4})]
 
 
-def test_a_batch_polled_differently_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_polled_differently_goes_on_from_the_replay(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     planning = _reader()
     start = planning.initialOffset()
     end = planning.latestOffset(start)
-    monkeypatch.setattr(CountingTask, "skip", 1)
-    with pytest.raises(ConnectError, match=r"cannot be replayed.*new checkpointLocation"):
-        _reader().partitions(start, end)
+    monkeypatch.setattr(CountingTask, "skip", 1)  # the source changed meanwhile
+    restarted = _reader()
+    assert _values(restarted, start, end) == ["r2", "r3"]
+    assert "polled other records" in caplog.text and "at least once" in caplog.text
+    after = restarted.latestOffset(end)  # the replay's task goes on: nothing lost from it
+    assert _values(restarted, end, after) == ["r4", "r5"]
+
+
+def test_what_a_replay_polled_beyond_its_batch_comes_next() -> None:
+    planning = _reader()
+    start = planning.initialOffset()
+    first = planning.latestOffset(start)
+    restarted = _reader()
+    first = {**first, "#polled-0": [0, [first["#polled-0"][1][0], 1]]}  # one of the two
+    assert _values(restarted, start, first) == ["r1"]
+    assert _values(restarted, first, restarted.latestOffset(first)) == ["r2"]
 
 
 def test_connector_config_from_spark_options() -> None:
