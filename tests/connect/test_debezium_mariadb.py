@@ -3,11 +3,12 @@ on: the snapshot then the binlog (inserts, updates with before/after, deletes an
 tombstones, a primary key change) with Debezium's keys and envelopes, a column added and one
 dropped and a table created mid-stream, heartbeats, a restart during the snapshot, ``kill -9``
 of the worker mid-stream with 5,000 inserts in flight (nothing lost, nothing doubled under
-exactly-once), the offsets in Debezium's format through the REST API, and bad configs through
-``config/validate``."""
+exactly-once), the offsets in Debezium's format through the REST API, bad configs through
+``config/validate``, and the schema history in a file across a restart."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -29,6 +30,7 @@ from tests.connect.workers import Rest, WorkerProcess, distributed_props, wait_f
 from tests.databases import MariaDbServer
 
 CLASS = "io.debezium.connector.mariadb.MariaDbConnector"
+FILE_HISTORY = "io.debezium.storage.file.history.FileSchemaHistory"
 BURST_FIRST = 1_000_000  # the ids of the inserts in flight at a kill
 
 
@@ -385,3 +387,78 @@ def test_purged_binlog_fails_or_snapshots_when_needed(
         wait_for("the snapshot again", lambda: changes() == [(1, "r"), (2, "r"), (3, "r")])
         _execute(server, db, "INSERT INTO t VALUES (4)")
         wait_for("then the binlog", lambda: changes()[3:] == [(4, "c")])
+
+
+def test_schema_history_in_a_file_across_a_restart(
+    tmp_path: Path, bootstrap: str, topic_name: str, server: MariaDbServer
+) -> None:
+    """``schema.history.internal=...FileSchemaHistory``, no Kafka keys for it: the snapshot's
+    table and a column added mid-stream go to the file, one record a line; a worker started
+    anew recovers the table from the file and reads the inserts made since, with the column."""
+    prefix = topic_name
+    db = _database(server, prefix)
+    _execute(server, db, "CREATE TABLE customers (id INT PRIMARY KEY, email VARCHAR(50) NOT NULL)",
+             "INSERT INTO customers VALUES (1, 'sally@example.org')")  # fmt: skip
+    topic = f"{prefix}.{db}.customers"
+    _create_topic(bootstrap, topic)
+    history = tmp_path / "history" / "schema.dat"  # its folder is made by the connector
+    config = {k: v for k, v in _config(server, bootstrap, prefix, db).items() if ".kafka." not in k}
+    config.update({"schema.history.internal": FILE_HISTORY,
+                   "schema.history.internal.file.filename": str(history)})  # fmt: skip
+    props = distributed_props(bootstrap, topic_name)
+
+    def lines() -> list[Any]:
+        return [json.loads(line) for line in history.read_text(encoding="utf-8").splitlines()]
+
+    with TopicTail(bootstrap, topic) as tail:
+        with WorkerProcess(props, tmp_path / "w") as worker:
+            rest = worker.rest
+            assert rest is not None
+            path = f"/connector-plugins/{CLASS}/config/validate"
+            named = {**config, "name": "cdc"}  # a config without its name is an error too
+            unset = {k: v for k, v in named.items() if not k.endswith(".filename")}
+            configs = rest.ok("PUT", path, unset)["configs"]
+            errors = {c["value"]["name"]: c["value"]["errors"] for c in configs}
+            assert [k for k, v in errors.items() if v] == ["schema.history.internal.file.filename"]
+            assert "set it to the history file's path" in errors[
+                "schema.history.internal.file.filename"][0]  # fmt: skip
+            body = rest.ok("PUT", path, {**named, "schema.history.internal": "Redis"})
+            assert body["error_count"] == 1
+            assert rest.ok("PUT", path, named)["error_count"] == 0
+
+            rest.ok("POST", "/connectors", {"name": "cdc", "config": config})
+            wait_for("the snapshot", lambda: len(tail.read()) == 1)
+            assert [r["ddl"][:24] for r in lines()] == ["CREATE TABLE `customers`"]
+            _execute(server, db, "ALTER TABLE customers ADD COLUMN country VARCHAR(2) NULL",
+                     "INSERT INTO customers VALUES (2, 'george@example.org', 'NL')")  # fmt: skip
+            wait_for("the insert", lambda: len(tail.read()) == 2)
+            # stopped once the insert's offset (the first with rows) is stored rather than the
+            # ALTER's, the restart reads nothing twice
+            wait_for("the insert's offset", lambda: (stored := _change_offsets(rest))
+                     and "row" in stored[0]["offset"])  # fmt: skip
+        recorded = lines()
+        assert [r["source"] for r in recorded] == [{"server": prefix}] * 2
+        assert recorded[1]["ddl"] == "ALTER TABLE customers ADD COLUMN country VARCHAR(2) NULL"
+        assert [c["name"] for c in recorded[1]["tableChanges"][0]["table"]["columns"]] == [
+            "id", "email", "country"]  # fmt: skip
+        before_restart = tail.read()[1][1]
+
+        _execute(server, db, "INSERT INTO customers VALUES (3, 'edward@example.org', 'DE')")
+        with WorkerProcess(props, tmp_path / "w2") as restarted:
+            assert restarted.rest is not None
+            wait_for("the insert made while stopped", lambda: len(tail.read()) == 3)
+            _execute(server, db, "INSERT INTO customers VALUES (4, 'anne@example.org', 'FR')")
+            wait_for("the insert after the restart", lambda: len(tail.read()) == 4)
+            _, status = restarted.rest.get("/connectors/cdc/status")
+            assert status["tasks"][0]["state"] == "RUNNING", status
+        after = tail.read()[2:]
+    assert [(k["payload"]["id"], v["payload"]["op"]) for k, v, _ in after] == [(3, "c"), (4, "c")]
+    # the schema of the recovered model (email NOT NULL), as before the restart: not one made
+    # from the binlog's own column metadata, as when the model lacks the row's columns
+    assert [v["schema"] for _, v, _ in after] == [before_restart["schema"]] * 2
+    assert before_restart["schema"]["fields"][1]["fields"][:3] == [
+        {"type": "int32", "optional": False, "field": "id"},
+        {"type": "string", "optional": False, "field": "email"},
+        {"type": "string", "optional": True, "field": "country"}]  # fmt: skip
+    assert [v["payload"]["after"]["country"] for _, v, _ in after] == ["DE", "FR"]
+    assert lines() == recorded  # recovered from the file, not snapshotted again

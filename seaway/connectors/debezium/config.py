@@ -22,6 +22,7 @@ __all__ = [
     "ConnectorConfig",
     "Operations",
     "Patterns",
+    "Rule",
     "Settings",
     "SnapshotMode",
     "TopicPrefix",
@@ -364,31 +365,46 @@ def common_settings(values: Mapping[str, Any]) -> dict[str, Any]:
 SettingsT = TypeVar("SettingsT", bound=Settings)
 
 
+Rule = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
+"""A check over several keys: (key, message) of each problem in the parsed values."""
+
+
 class ConnectorConfig(Generic[SettingsT]):
     """A connector's configuration: its keys, the (include, exclude) keys of its first level
-    (databases or schemas) and how its parsed values make its settings."""
+    (databases or schemas), how its parsed values make its settings, and its own *rules*
+    over several keys (beside the include/exclude one)."""
 
     def __init__(
         self,
         config_def: ConfigDef,
         first: tuple[str, str],
         make: Callable[[Mapping[str, Any]], SettingsT],
+        rules: Sequence[Rule] = (),
     ) -> None:
         self.config_def = config_def
         self.first = first
         self.make = make
+        self.rules = tuple(rules)
+
+    def _problems(self, values: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """(key, message) of what the rules over several keys find in parsed *values*."""
+        problems = _both_lists(values, self.first)
+        for rule in self.rules:
+            problems.extend(rule(values))
+        return problems
 
     def validate(self, props: Mapping[str, str]) -> ConfigValidation:
-        """Every key's errors, each on its key; the include/exclude rule on the exclude key."""
+        """Every key's errors, each on its key; a rule's on the key it names (the
+        include/exclude rule's on the exclude key)."""
         results = self.config_def.validate_all(props)
         values = {name: result.value for name, result in results.items()}
-        for key, message in _both_lists(values, self.first):
+        for key, message in self._problems(values):
             results[key].add_error_message(message)
         return ConfigValidation(list(results.values()))
 
     def settings(self, props: Mapping[str, str]) -> SettingsT:
         """The settings of *props*; raises ``ConfigException`` on the first problem."""
         values = self.config_def.parse({k: v for k, v in props.items() if k in self.config_def})
-        for key, message in _both_lists(values, self.first):
+        for key, message in self._problems(values):
             raise ConfigException(key, values[key], message)
         return self.make(values)

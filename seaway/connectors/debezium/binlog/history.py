@@ -1,31 +1,47 @@
-"""The schema history topic (Debezium's ``KafkaSchemaHistory``): every DDL the connector saw,
-with its binlog position and the tables it changed, so that a restarted connector knows each
-table's columns at its offset.
+"""The schema history: every DDL the connector saw, with its binlog position and the tables it
+changed, so that a restarted connector knows each table's columns at its offset.
 
-The topic has one partition, ``cleanup.policy=delete`` and infinite retention; each record
-has no key and a plain JSON value (no Connect converter) written synchronously:
-``{"source", "position", "ts_ms", "databaseName", "schemaName", "ddl", "tableChanges"}``.
-Recovery replays, in order, the records of this connector whose position is at or before the
-offset (:meth:`SchemaHistory.recover`).
+Each record is Debezium's ``HistoryRecord`` as plain JSON (no Connect converter):
+``{"source", "position", "ts_ms", "databaseName", "schemaName", "ddl", "tableChanges"}``,
+written synchronously to one of two stores (``schema.history.internal``):
+
+* :class:`KafkaSchemaHistory` (the default): a topic of one partition,
+  ``cleanup.policy=delete`` and infinite retention, each record with no key;
+* :class:`FileSchemaHistory`: a file, one record a line, each line fsynced before the write
+  returns.
+
+Recovery is the same for both: the records of this connector whose position is at or before
+the offset, replayed in order (:meth:`SchemaHistory.recover`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 from seaway.connect.api import ConnectError
+from seaway.connectors.debezium.binlog.config import FILE_HISTORY, Settings
 from seaway.connectors.debezium.binlog.position import Position
 from seaway.connectors.debezium.binlog.tables import Table, TableId, quoted_id, table_from_json
 from seaway.kafka import clients, pool
 from seaway.kafka.admin import ensure_topic
 from seaway.kafka.timeouts import REQUEST_TIMEOUT_S
 
-__all__ = ["HistoryRecord", "SchemaHistory", "TableChange"]
+__all__ = [
+    "FileSchemaHistory",
+    "HistoryRecord",
+    "KafkaSchemaHistory",
+    "SchemaHistory",
+    "TableChange",
+    "schema_history",
+]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +85,10 @@ class HistoryRecord:
             "tableChanges": [c.json() for c in self.changes],
         }
 
+    def text(self) -> str:
+        """:meth:`json` as compact JSON text, as both stores hold it."""
+        return json.dumps(self.json(), separators=(",", ":"), ensure_ascii=False)
+
 
 def apply(tables: dict[TableId, Table], changes: Any) -> None:
     """Apply a record's ``tableChanges`` (JSON) to *tables*."""
@@ -81,15 +101,50 @@ def apply(tables: dict[TableId, Table], changes: Any) -> None:
             tables[table_id] = table_from_json(table_id, change["table"])
 
 
-class SchemaHistory:
-    """The history topic of one connector."""
+class SchemaHistory(ABC):
+    """One connector's schema history, in whichever store holds it."""
 
-    def __init__(self, servers: str, topic: str, source: Mapping[str, Any]) -> None:
-        self.client = {"bootstrap.servers": servers}
-        self.topic = topic
+    def __init__(self, source: Mapping[str, Any]) -> None:
         self.source = dict(source)
 
-    def ensure_topic(self) -> None:
+    @abstractmethod
+    def initialize_storage(self) -> None:
+        """Create the store if missing (before the snapshot writes to it)."""
+
+    @abstractmethod
+    def write(self, record: HistoryRecord) -> None:
+        """Store *record* durably before returning."""
+
+    @abstractmethod
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every stored record (of any connector), oldest first."""
+
+    def recover(self, offset: Mapping[str, Any]) -> dict[TableId, Table]:
+        """The tables as of *offset*: this connector's records at or before it, applied in
+        order. Raises Debezium's error when the store has none."""
+        at = Position.from_offset(offset)
+        tables: dict[TableId, Table] = {}
+        seen = False
+        for record in self.records():
+            if record.get("source") != self.source:
+                continue
+            seen = True
+            if at.at_or_after(Position.from_offset(record.get("position") or {})):
+                apply(tables, record.get("tableChanges"))
+        if not seen:
+            raise ConnectError(MISSING)
+        return tables
+
+
+class KafkaSchemaHistory(SchemaHistory):
+    """``io.debezium.storage.kafka.history.KafkaSchemaHistory``: the history topic."""
+
+    def __init__(self, servers: str, topic: str, source: Mapping[str, Any]) -> None:
+        super().__init__(source)
+        self.client = {"bootstrap.servers": servers}
+        self.topic = topic
+
+    def initialize_storage(self) -> None:
         """Create the topic as Debezium does (one partition, kept forever) if missing."""
         ensure_topic(self.client, self.topic, 1, -1, TOPIC_CONFIG)
 
@@ -97,8 +152,8 @@ class SchemaHistory:
         """Write *record* and wait for the acknowledgement."""
         producer = pool.producer({**self.client, "acks": "all", "enable.idempotence": True})
         errors: list[Any] = []
-        payload = json.dumps(record.json(), separators=(",", ":"), ensure_ascii=False)
-        producer.produce(self.topic, payload.encode(), on_delivery=lambda e, _m: errors.append(e))
+        payload = record.text().encode()
+        producer.produce(self.topic, payload, on_delivery=lambda e, _m: errors.append(e))
         producer.flush(REQUEST_TIMEOUT_S)
         if not errors or errors[0] is not None:
             pool.drop(producer)
@@ -138,18 +193,68 @@ class SchemaHistory:
         finally:
             consumer.close()
 
-    def recover(self, offset: Mapping[str, Any]) -> dict[TableId, Table]:
-        """The tables as of *offset*: this connector's records at or before it, applied in
-        order. Raises Debezium's error when the topic has none."""
-        at = Position.from_offset(offset)
-        tables: dict[TableId, Table] = {}
-        seen = False
-        for record in self.records():
-            if record.get("source") != self.source:
-                continue
-            seen = True
-            if at.at_or_after(Position.from_offset(record.get("position") or {})):
-                apply(tables, record.get("tableChanges"))
-        if not seen:
-            raise ConnectError(MISSING)
-        return tables
+
+class FileSchemaHistory(SchemaHistory):
+    """``io.debezium.storage.file.history.FileSchemaHistory``: a file of one record a line."""
+
+    def __init__(self, path: str | os.PathLike[str], source: Mapping[str, Any]) -> None:
+        super().__init__(source)
+        self.path = Path(path)
+
+    def initialize_storage(self) -> None:
+        """Create the file, and its directory, if missing."""
+        self._append(b"")
+
+    def write(self, record: HistoryRecord) -> None:
+        """Append *record* as a line, flushed and fsynced before returning."""
+        self._append(record.text().encode() + b"\n")
+
+    def _append(self, data: bytes) -> None:
+        """Append *data* durably; a file made here is made durable in its directory too."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            created = not self.path.exists()
+            with self.path.open("ab") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            if created:  # the new file's name, too, must survive a crash
+                directory = os.open(self.path.parent, os.O_RDONLY)
+                try:
+                    os.fsync(directory)
+                finally:
+                    os.close(directory)
+        except OSError as error:
+            raise ConnectError(
+                f"Writing to the schema history file {self.path} failed: {error}"
+            ) from error
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every line of the file, oldest first (none when it is missing)."""
+        try:
+            file = self.path.open(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            raise ConnectError(
+                f"Reading the schema history file {self.path} failed: {error}"
+            ) from error
+        with file:
+            for number, line in enumerate(file, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError as error:
+                    where = f"line {number} of the schema history file {self.path}"
+                    raise ConnectError(f"Unreadable {where}: {error}") from None
+                yield record
+
+
+def schema_history(settings: Settings, source: Mapping[str, Any]) -> SchemaHistory:
+    """The store ``schema.history.internal`` names, with its keys from *settings*."""
+    if settings.history_class == FILE_HISTORY:
+        assert settings.history_file is not None  # the config's rules require it
+        return FileSchemaHistory(settings.history_file, source)
+    assert settings.history_servers is not None and settings.history_topic is not None
+    return KafkaSchemaHistory(settings.history_servers, settings.history_topic, source)

@@ -71,7 +71,7 @@ class Snapshot:
 
     def _write_schema(self) -> list[SourceRecord]:
         assert self.position is not None
-        self.history.ensure_topic()
+        self.history.initialize_storage()
         offset = self.position.offset()
         self.schema_records: list[SourceRecord] = []
         for table in self.tables.values():

@@ -19,7 +19,7 @@ from seaway.connectors.debezium.binlog import config as c
 from seaway.connectors.debezium.binlog import database
 from seaway.connectors.debezium.binlog.database import Filters
 from seaway.connectors.debezium.binlog.events import EventMaker
-from seaway.connectors.debezium.binlog.history import SchemaHistory
+from seaway.connectors.debezium.binlog.history import schema_history
 from seaway.connectors.debezium.binlog.position import Position
 from seaway.connectors.debezium.binlog.purged import is_available, unavailable_message
 from seaway.connectors.debezium.binlog.snapshot import Snapshot
@@ -60,9 +60,7 @@ class BinlogSourceTask(SnapshotThenStreamTask[Snapshot, BinlogStream]):
         database.check_prerequisites(self.control)
         self.mariadb = database.is_mariadb(self.control)
         source = partition(self.settings.topic_prefix)
-        self.history = SchemaHistory(
-            self.settings.history_servers, self.settings.history_topic, source
-        )
+        self.history = schema_history(self.settings, source)
         reader = self.context.offset_storage_reader() if self.context else None
         offset = reader.offset(source) if reader is not None else None
         mode = self.settings.snapshot_mode

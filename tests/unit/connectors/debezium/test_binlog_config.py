@@ -85,3 +85,57 @@ def test_filters_are_anchored_and_ignore_case() -> None:
     assert not Filters.of(settings(PROPS)).table("mysql", "user")  # the server's own
     excluded = Filters.of(settings({**PROPS, "column.exclude.list": "inv.t.secret"}))
     assert not excluded.column("inv", "t", "SECRET") and excluded.column("inv", "t", "secret2")
+
+
+KAFKA = "io.debezium.storage.kafka.history.KafkaSchemaHistory"
+FILE = "io.debezium.storage.file.history.FileSchemaHistory"
+FILE_PROPS = {**{k: v for k, v in PROPS.items() if ".kafka." not in k},
+              "schema.history.internal": FILE,
+              "schema.history.internal.file.filename": "/var/lib/cdc/history.dat"}  # fmt: skip
+
+
+def test_the_kafka_history_is_the_default_and_needs_its_keys_only() -> None:
+    s = settings(PROPS)
+    assert (s.history_class, s.history_servers, s.history_topic, s.history_file) == (
+        KAFKA, "k:9092", "history", None)  # fmt: skip
+    assert validate({**PROPS, "schema.history.internal": KAFKA}).is_valid
+    errors = _errors(**{"schema.history.internal.kafka.topic": "<unset>",
+                        "schema.history.internal.kafka.bootstrap.servers": " "})  # fmt: skip
+    assert list(errors) == ["schema.history.internal.kafka.bootstrap.servers",
+                            "schema.history.internal.kafka.topic"]  # fmt: skip
+    assert errors["schema.history.internal.kafka.topic"] == [
+        'Missing required configuration "schema.history.internal.kafka.topic": '
+        f"schema.history.internal is {KAFKA}, which needs it; set it to the history topic's "
+        f"name, or keep the history in a file: schema.history.internal={FILE} and "
+        "schema.history.internal.file.filename"]  # fmt: skip
+    with pytest.raises(ConfigException, match=r"schema\.history\.internal\.kafka\.topic"):
+        settings({k: v for k, v in PROPS.items() if k != "schema.history.internal.kafka.topic"})
+
+
+def test_the_file_history_needs_the_filename_only() -> None:
+    s = settings(FILE_PROPS)
+    assert (s.history_class, s.history_servers, s.history_topic, s.history_file) == (
+        FILE, None, None, "/var/lib/cdc/history.dat")  # fmt: skip
+    assert validate(FILE_PROPS).is_valid
+    unset = {k: v for k, v in FILE_PROPS.items() if k != "schema.history.internal.file.filename"}
+    assert validate(unset).errors() == {"schema.history.internal.file.filename": [
+        'Missing required configuration "schema.history.internal.file.filename": '
+        f"schema.history.internal is {FILE}, which needs it; set it to the history file's path"
+    ]}  # fmt: skip
+    with pytest.raises(ConfigException, match=r"schema\.history\.internal\.file\.filename"):
+        settings(unset)
+    # the Kafka keys beside it are ignored, as Debezium's file history ignores them
+    assert settings({**PROPS, **FILE_PROPS}).history_file == "/var/lib/cdc/history.dat"
+
+
+def test_an_unknown_history_lists_the_supported_ones() -> None:
+    name = "io.debezium.storage.redis.history.RedisSchemaHistory"
+    errors = _errors(**{"schema.history.internal": name,
+                        "schema.history.internal.kafka.topic": "<unset>"})  # fmt: skip
+    assert errors == {"schema.history.internal": [
+        f"Invalid value {name} for configuration schema.history.internal: Unsupported schema "
+        f"history: use {KAFKA} (a Kafka topic: schema.history.internal.kafka.bootstrap.servers "
+        f"and schema.history.internal.kafka.topic) or {FILE} (a file: "
+        "schema.history.internal.file.filename)"]}  # fmt: skip
+    with pytest.raises(ConfigException, match="Unsupported schema history"):
+        settings({**PROPS, "schema.history.internal": name})
