@@ -222,3 +222,83 @@ def test_errors_name_the_option_and_the_fix_before_a_query_starts(
     )
     assert "is a source connector" in source_as_sink
     assert not (tmp_path / "o").exists()
+
+
+def test_a_table_copied_typed_from_jdbc_source_to_jdbc_sink(
+    spark: SparkSession, mariadb: Any, postgres: Any, tmp_path: Path
+) -> None:
+    """MariaDB -> PostgreSQL with no converter anywhere: the source's typed struct goes to the
+    sink as it is (its Connect schema from the Spark type), upserted by key, the table made."""
+    source_db = f"fmt_copy_{int(time.time() * 1000) % 10**9}"
+    with mariadb.connect() as connection, connection.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {source_db}")
+        cursor.execute(
+            f"CREATE TABLE {source_db}.items (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, "
+            "price DECIMAL(8,3), added DATETIME(3))"
+        )
+        cursor.executemany(
+            f"INSERT INTO {source_db}.items VALUES (%s, %s, %s, %s)",
+            [(i, f"item {i}", f"{i}.125", f"2026-03-04 05:06:{i % 60:02d}.250") for i in range(30)],
+        )
+        connection.commit()
+    target_db = source_db.replace("copy", "target")
+    postgres.create_database(target_db)
+    items = (
+        spark.readStream.format("connect")
+        .option("connector.class", "JdbcSourceConnector")
+        .option("connection.url", f"jdbc:mysql://127.0.0.1:{mariadb.port}/{source_db}?user=root")
+        .option("mode", "incrementing")
+        .option("incrementing.column.name", "id")
+        .option("table.whitelist", "items")
+        .option("topic.prefix", "src-")
+        .load()
+    )
+    query = (
+        items.select("value")
+        .writeStream.format("connect")
+        .option("connector.class", "io.confluent.connect.jdbc.JdbcSinkConnector")
+        .option("connection.url", postgres.url(target_db))
+        .option("topics", "items")
+        .option("auto.create", "true")
+        .option("insert.mode", "upsert")
+        .option("pk.mode", "record_value")
+        .option("pk.fields", "id")
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    with postgres.connect(target_db) as connection:
+        rows = connection.execute("SELECT id, name, price, added FROM items ORDER BY id").fetchall()
+    assert [(r[0], r[1], str(r[2])) for r in rows] == [
+        (i, f"item {i}", f"{i}.125") for i in range(30)
+    ]
+    assert rows[7][3].isoformat().startswith("2026-03-04T05:06:07.250")
+
+
+def test_a_typed_value_with_a_converter_named_is_refused(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    frame = spark.createDataFrame([(1, "a")], "id int, name string").selectExpr(
+        "struct(id, name) AS value"
+    )
+    refused = _failure(
+        lambda: (
+            frame.write.format("connect")
+            .options(
+                **{
+                    "connector.class": "FileStreamSink",
+                    "file": str(tmp_path / "o"),
+                    "topics": "t",
+                    "value.converter": STRINGS,
+                }
+            )
+            .mode("append")
+            .save()
+        )
+    )
+    assert "column value is struct<id:int,name:string>" in refused
+    assert "drop the option" in refused

@@ -38,15 +38,16 @@ from pyspark.sql.types import (
     StringType,
     StructField,
     StructType,
+    TimestampNTZType,
     TimestampType,
     TimeType,
 )
 
-from seaway.connect.api import RecordSchemas, Schema, SchemaType
+from seaway.connect.api import RecordSchemas, Schema, SchemaBuilder, SchemaType
 from seaway.connect.api.data.arrow import arrow_values
 from seaway.connect.api.data.logical import Date, Decimal, Time, Timestamp
 
-__all__ = ["RowColumns", "spark_type"]
+__all__ = ["RowColumns", "connect_schema", "spark_type"]
 
 _PRIMITIVES: Final = {
     SchemaType.INT8: ByteType(), SchemaType.INT16: ShortType(), SchemaType.INT32: IntegerType(),
@@ -85,6 +86,35 @@ def spark_type(schema: Schema) -> DataType:
     return StructType(
         [StructField(f.name, spark_type(f.schema), f.schema.is_optional) for f in schema.fields]
     )
+
+
+def connect_schema(kind: DataType, optional: bool = True) -> Schema:
+    """The Connect schema of a Spark type (the inverse of :func:`spark_type`)."""
+    if isinstance(kind, DecimalType):
+        builder = Decimal.builder(kind.scale).parameter(
+            "connect.decimal.precision", str(kind.precision)
+        )
+    elif isinstance(kind, DateType):
+        builder = Date.builder()
+    elif isinstance(kind, TimeType):
+        builder = Time.builder()
+    elif isinstance(kind, TimestampType | TimestampNTZType):
+        builder = Timestamp.builder()
+    elif isinstance(kind, ArrayType):
+        builder = SchemaBuilder.array(connect_schema(kind.elementType, kind.containsNull))
+    elif isinstance(kind, MapType):
+        key = connect_schema(kind.keyType, False)
+        builder = SchemaBuilder.map(key, connect_schema(kind.valueType, kind.valueContainsNull))
+    elif isinstance(kind, StructType):
+        builder = SchemaBuilder.struct()
+        for field in kind.fields:
+            builder.field(field.name, connect_schema(field.dataType, field.nullable))
+    else:
+        found = [t for t, spark in _PRIMITIVES.items() if spark == kind]
+        if not found:
+            raise ValueError(f"{kind.simpleString()} has no Connect type")
+        builder = SchemaBuilder.of_type(found[0])
+    return (builder.optional() if optional else builder).build()
 
 
 @dataclass(frozen=True)

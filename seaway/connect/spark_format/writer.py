@@ -10,7 +10,10 @@ JDBC upserts, the HDFS sink's offset-named files) the result is exactly once.
 
 The rows are the Kafka source's (``key``, ``value``, ``topic``, ``partition``, ``offset``,
 ``timestamp``, ``timestampType``, ``headers``): only ``value`` is needed. ``key`` and
-``value`` are bytes (or strings) the connector's converters read; a row without ``topic``
+``value`` are bytes (or strings) the connector's converters read, or typed columns (a struct
+of a table's columns...) that reach the connector with the Connect schema of their Spark
+type, without a converter (:mod:`~seaway.connect.spark_format.typed_converter`); a row
+without ``topic``
 goes to the first of the connector's ``topics``, without ``partition`` to 0, and without
 ``offset`` is numbered by its position in the Spark task.
 """
@@ -18,7 +21,7 @@ goes to the first of the connector's ``topics``, without ``partition`` to 0, and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import pyarrow as pa
@@ -31,9 +34,12 @@ from pyspark.sql.datasource import (
 from pyspark.sql.types import BinaryType, StringType, StructType
 
 from seaway.connect.runtime import connector_config as cc
-from seaway.connect.runtime.queries.conversion import TaskFailure
+from seaway.connect.runtime.queries.conversion import ConverterSpec, TaskFailure
 from seaway.connect.runtime.queries.sink import SinkQuerySpec, write_task
+from seaway.connect.runtime.queries.source import class_path
+from seaway.connect.spark_format.columns import connect_schema
 from seaway.connect.spark_format.connector import ConnectFormatError, FormatConnector
+from seaway.connect.spark_format.typed_converter import TypedColumnConverter, converter_configs
 
 __all__ = [
     "ConnectBatchWriter",
@@ -45,6 +51,7 @@ __all__ = [
 
 _BYTES: Final = ("key", "value")
 _INTEGERS: Final = {"partition": pa.int32(), "offset": pa.int64(), "timestampType": pa.int32()}
+_NONE: Final = frozenset[str]()
 _HEADERS: Final = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
 _TIMESTAMP: Final = pa.timestamp("us", tz="UTC")
 
@@ -67,14 +74,26 @@ def sink_spec(connector: FormatConnector, schema: StructType) -> SinkQuerySpec:
             f"or string, what value.converter reads); the DataFrame has {sorted(fields)}: "
             'select one, e.g. df.selectExpr("to_json(struct(*)) AS value")'
         )
+    conversion = connector.conversion
     for name in _BYTES:
-        if name in fields and not isinstance(fields[name], BinaryType | StringType):
+        if name not in fields or isinstance(fields[name], BinaryType | StringType):
+            continue
+        if connector.config.get(f"{name}.converter"):
             raise ConnectFormatError(
-                f"column {name} is {fields[name].simpleString()}: {connector.connector_class} "
-                f"reads it with {name}.converter, which takes bytes: cast it, e.g. "
-                f"to_json({name}) with {name}.converter=org.apache.kafka.connect.json."
-                f"JsonConverter and {name}.converter.schemas.enable=false"
+                f"column {name} is {fields[name].simpleString()}, and option {name}.converter "
+                "reads bytes: drop the option to write the column as it is typed, or make "
+                f"it bytes (e.g. to_json({name}) with {name}.converter=org.apache.kafka."
+                f"connect.json.JsonConverter and {name}.converter.schemas.enable=false)"
             )
+        try:
+            column_schema = connect_schema(fields[name])
+        except ValueError as error:
+            raise ConnectFormatError(f"column {name}: {error}: cast it") from None
+        typed = ConverterSpec(class_path(TypedColumnConverter), converter_configs(column_schema))
+        if name == "key":
+            conversion = replace(conversion, key=typed)
+        else:
+            conversion = replace(conversion, value=typed)
     topics = _topics(connector.config)
     if "topic" not in fields and not topics:
         raise ConnectFormatError(
@@ -88,7 +107,7 @@ def sink_spec(connector: FormatConnector, schema: StructType) -> SinkQuerySpec:
         enabled_tasks=list(range(len(connector.task_configs))),
         group_id=f"connect-{connector.name}",
         client_config=_client_config(connector.config),
-        conversion=connector.conversion,
+        conversion=conversion,
     )
 
 
@@ -106,14 +125,17 @@ def _client_config(config: Mapping[str, str]) -> dict[str, str]:
     return client
 
 
-def consumed(batch: pa.RecordBatch, topic: str | None, first_offset: int) -> pa.RecordBatch:
-    """*batch* with every column a sink task reads from Kafka, the missing ones made up."""
+def consumed(
+    batch: pa.RecordBatch, topic: str | None, first_offset: int, typed: frozenset[str] = _NONE
+) -> pa.RecordBatch:
+    """*batch* with every column a sink task reads from Kafka, the missing ones made up;
+    the *typed* columns (``key``, ``value``) left as they are."""
     n = batch.num_rows
     names = batch.schema.names
 
     def column(name: str, kind: pa.DataType, default: Any) -> pa.Array:
         if name in names:
-            return batch.column(name).cast(kind)
+            return batch.column(name) if name in typed else batch.column(name).cast(kind)
         return pa.nulls(n, kind) if default is None else pa.array([default] * n, kind)
 
     offsets = (
@@ -143,11 +165,17 @@ def _write(spec: SinkQuerySpec, batches: Iterator[pa.RecordBatch]) -> TaskWritte
     topics = _topics(spec.conversion.connector_config)
     topic = topics[0] if topics else None
 
+    typed = frozenset(
+        name
+        for name in _BYTES
+        if getattr(spec.conversion, name).class_name == class_path(TypedColumnConverter)
+    )
+
     def rows() -> Iterator[pa.RecordBatch]:
         position = 0
         for batch in batches:
             if batch.num_rows:
-                yield consumed(batch, topic, position)
+                yield consumed(batch, topic, position, typed)
                 position += batch.num_rows
 
     try:

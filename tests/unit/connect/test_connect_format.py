@@ -26,7 +26,7 @@ from seaway.connect.api.data.logical import Date, Decimal, Timestamp
 from seaway.connect.api.offsets import partition_key
 from seaway.connect.runtime.queries.conversion import ConversionSpec, ConverterSpec
 from seaway.connect.runtime.queries.source import SourceQuerySpec, class_path
-from seaway.connect.spark_format.columns import RowColumns, spark_type
+from seaway.connect.spark_format.columns import RowColumns, connect_schema, spark_type
 from seaway.connect.spark_format.connector import connector_config
 from seaway.connect.spark_format.reader import ConnectStreamReader, record_rows
 from seaway.connect.spark_format.writer import consumed
@@ -139,6 +139,7 @@ def test_connect_types_as_spark_types() -> None:
         .field("attrs", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build())
         .build()
     )
+    assert connect_schema(spark_type(schema), optional=False) == schema  # and back
     assert spark_type(schema) == StructType(
         [
             StructField("id", IntegerType(), False),

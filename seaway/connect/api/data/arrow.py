@@ -25,7 +25,14 @@ from seaway.connect.api.data.logical import Date, Decimal, Time, Timestamp
 from seaway.connect.api.data.schema import Schema, SchemaType
 from seaway.connect.api.data.struct import Struct
 
-__all__ = ["arrow_schema", "arrow_type", "arrow_values", "connect_values", "structs_to_table"]
+__all__ = [
+    "arrow_schema",
+    "arrow_type",
+    "arrow_values",
+    "connect_value",
+    "connect_values",
+    "structs_to_table",
+]
 
 _PRIMITIVES = {
     SchemaType.INT8: pa.int8(), SchemaType.INT16: pa.int16(), SchemaType.INT32: pa.int32(),
@@ -116,6 +123,11 @@ def connect_values(schema: Schema | None, column: pa.Array) -> list[Any]:
     if schema is None or schema.type not in _NESTED:
         return values
     return [_connect(schema, v) for v in values]
+
+
+def connect_value(schema: Schema, value: Any) -> Any:
+    """One value of an Arrow column's ``to_pylist()`` as the Connect value of *schema*."""
+    return _connect(schema, value) if schema.type in _NESTED else value
 
 
 def _connect(schema: Schema, value: Any) -> Any:
