@@ -12,7 +12,18 @@ source connector's records as rows, their source offsets kept in the query's che
 Importing :mod:`seaway.spark` makes the name ``connect`` known to every session.
 """
 
+from typing import Any
+
 from seaway.connect.spark_format.data_source import ConnectDataSource
-from seaway.connect.spark_format.writer import foreach_batch
 
 __all__ = ["ConnectDataSource", "foreach_batch"]
+
+
+def __getattr__(name: str) -> Any:
+    """``foreach_batch``, imported when asked for: Spark imports this package in every process
+    that looks up its Python data sources, which need only :class:`ConnectDataSource`."""
+    if name == "foreach_batch":
+        from seaway.connect.spark_format.writer import foreach_batch
+
+        return foreach_batch
+    raise AttributeError(name)
