@@ -3,8 +3,9 @@
 The planning is the Connect worker's (:class:`ConnectSourceStreamReader`): the Spark offset
 holds the connector's source offsets, so they live in the query's checkpoint and a restarted
 query goes on from its last committed micro-batch. Instead of producing to Kafka, an
-executor's task yields the records as rows (:data:`SCHEMA`), converted by the connector's
-key, value and header converters after its transformations, as a worker would write them.
+executor's task yields the records as rows (:class:`RowColumns`: typed, or converted by the
+connector's key, value and header converters after its transformations, as a worker would
+write them).
 
 A micro-batch is replayed after a restart (Spark runs the last planned one again): a
 replayable task reads its ranges again; a plain ``poll()`` task, whose records the planning
@@ -37,6 +38,7 @@ from seaway.connect.runtime.queries.source import (
     TaskBatch,
     kafka_rows,
     polled_count,
+    polled_ends,
     source_offsets,
     source_records,
     started_task,
@@ -105,11 +107,7 @@ class ConnectStreamReader(ConnectSourceStreamReader):
         except Exception as error:
             raise TaskFailure.of(self.spec.connector, index, error) from error
         records, self._pending[id(task)] = records[:count], records[count:]
-        ends = {
-            partition_key(r.source_partition): r.source_offset
-            for r in records
-            if r.source_partition is not None
-        }
+        ends = polled_ends(records)
         planned = {k: v for k, v in source_offsets(end).items() if end[k][0] == index}
         if len(records) < count or any(planned.get(k) != v for k, v in ends.items()):
             log.warning(
@@ -123,14 +121,7 @@ class ConnectStreamReader(ConnectSourceStreamReader):
     def _poll(self, task: SourceTask) -> tuple[dict[str, Any], list[SourceRecord]]:
         """What a replay polled beyond its micro-batch first, then the task's next poll."""
         pending = self._pending.pop(id(task), None)
-        if not pending:
-            return super()._poll(task)
-        ends = {
-            partition_key(r.source_partition): r.source_offset
-            for r in pending
-            if r.source_partition is not None
-        }
-        return ends, pending
+        return super()._poll(task) if not pending else (polled_ends(pending), pending)
 
     def read(self, partition: TaskBatch) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
         if not partition.ranges and not partition.polled:

@@ -151,6 +151,15 @@ def source_offsets(offset: SparkOffset) -> dict[PartitionKey, SourceOffset]:
     return {k: v[1] for k, v in offset.items() if not k.startswith(_MARKER)}
 
 
+def polled_ends(records: list[SourceRecord]) -> dict[PartitionKey, SourceOffset | None]:
+    """The source offset each source partition of *records* ends at."""
+    return {
+        partition_key(r.source_partition): r.source_offset
+        for r in records
+        if r.source_partition is not None
+    }
+
+
 def polled_count(start: SparkOffset, end: SparkOffset, task: int) -> int:
     """How many records plain task *task* polled for the batch from *start* to *end*."""
     marker = end.get(f"{_POLLED}{task}")
@@ -257,12 +266,8 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
         return planned
 
     def _poll(self, task: SourceTask) -> tuple[dict[str, Any], list[SourceRecord]]:
-        records = task.poll() or []
-        ends: dict[str, Any] = {}
-        for record in records:
-            if record.source_partition is not None:
-                ends[partition_key(record.source_partition)] = record.source_offset
-        return ends, list(records)
+        records = list(task.poll() or [])
+        return polled_ends(records), records
 
     def partitions(self, start: SparkOffset, end: SparkOffset) -> list[TaskBatch]:
         batches = [
@@ -531,6 +536,8 @@ __all__ = [
     "ConnectSourceStreamReader",
     "SourceQuerySpec",
     "class_path",
+    "polled_count",
+    "polled_ends",
     "sequence_group",
     "source_offsets",
 ]
