@@ -68,6 +68,38 @@ def test_a_users_own_session_after_import_seaway_spark_ships_seaway_to_executors
     assert all(f"/{ALIAS}/seaway/" in file for file in result["seaway"]), result
 
 
+def test_a_users_job_reads_and_writes_connectors_in_executors(
+    spark_cluster: StandaloneCluster,
+    mariadb: Any,
+    postgres: Any,
+    driver_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """``format("connect")`` on the cluster: the JDBC source's typed rows and the JDBC sink
+    run in executors that had Seaway shipped."""
+    source_db, target_db = f"cluster_src_{tmp_path.name[-6:]}", f"cluster_dst_{tmp_path.name[-6:]}"
+    with mariadb.connect() as connection, connection.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {source_db}")
+        cursor.execute(f"CREATE TABLE {source_db}.parts (id INT PRIMARY KEY, name VARCHAR(20))")
+        cursor.executemany(f"INSERT INTO {source_db}.parts VALUES (%s, %s)",
+                           [(i, f"part {i}") for i in range(1, 401)])  # fmt: skip
+        connection.commit()
+    postgres.create_database(target_db)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.cluster.connect_format_job", spark_cluster.url,
+         f"jdbc:mysql://127.0.0.1:{mariadb.port}/{source_db}?user=root",
+         postgres.url(target_db), str(tmp_path / "result")],
+        cwd=ROOT, env=driver_env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    result = json.loads((tmp_path / "result").read_text())
+    assert (result["read"], result["ids"]) == (400, sum(range(1, 401)))
+    assert all(f"/{ALIAS}/seaway/" in file for file in result["seaway"]), result
+    with postgres.connect(target_db) as connection:
+        copied = connection.execute("SELECT count(*), sum(id) FROM parts").fetchone()
+    assert tuple(copied) == (400, sum(range(1, 401)))
+
+
 @pytest.mark.slow
 def test_a_spark_worker_killed_mid_stream_loses_and_duplicates_nothing(
     spark_cluster: StandaloneCluster, cluster_a: Any, driver_env: dict[str, str], tmp_path: Path
