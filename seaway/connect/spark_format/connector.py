@@ -45,7 +45,10 @@ __all__ = ["FORMAT", "ConnectFormatError", "FormatConnector", "connector_config"
 FORMAT: Final = "connect"
 PLUGIN_PATH: Final = "plugin.path"
 # What Spark or this format adds to the options; never the connector's
-_NOT_CONNECTOR: Final = frozenset({PLUGIN_PATH, "path", "checkpointlocation"})
+_NOT_CONNECTOR: Final = frozenset(
+    {PLUGIN_PATH, "path", "checkpointlocation", "minpartitions", "plans.per.batch",
+     "seaway.parallelism"}
+)  # fmt: skip
 
 Role = Literal["source", "sink"]
 

@@ -29,16 +29,16 @@ class ConnectDataSource(DataSource):
     def name(cls) -> str:
         return "connect"
 
-    def _source(self) -> tuple[Any, Any]:
+    def _source(self) -> tuple[Any, Any, int]:
         """The source connector the options name, checked, and its rows' columns (a bad
         option fails ``load()``, before any query starts)."""
         from seaway.connect.spark_format.columns import RowColumns
         from seaway.connect.spark_format.connector import FormatConnector
-        from seaway.connect.spark_format.reader import source_spec
+        from seaway.connect.spark_format.reader import min_partitions, source_spec
 
         connector = FormatConnector.of(self.options, "source")
         columns = RowColumns.of(connector.config, connector.schemas)
-        return source_spec(connector, self.options), columns
+        return source_spec(connector, self.options), columns, min_partitions(self.options)
 
     def schema(self) -> StructType:
         columns: RowColumns = self._source()[1]

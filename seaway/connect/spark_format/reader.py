@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, Final
 
 import pyarrow as pa
@@ -36,7 +37,6 @@ from seaway.connect.runtime.queries.source import (
     SourceQuerySpec,
     SparkOffset,
     TaskBatch,
-    kafka_rows,
     polled_count,
     polled_ends,
     source_offsets,
@@ -48,9 +48,17 @@ from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.connect.spark_format.columns import RowColumns
 from seaway.connect.spark_format.connector import FormatConnector
 
-__all__ = ["ConnectBatchReader", "ConnectStreamReader", "record_rows", "source_spec"]
+__all__ = [
+    "ConnectBatchReader",
+    "ConnectStreamReader",
+    "min_partitions",
+    "record_rows",
+    "source_spec",
+]
 
 PLANS_PER_BATCH: Final = "plans.per.batch"
+MIN_PARTITIONS: Final = "minPartitions"
+PARALLELISM: Final = "seaway.parallelism"  # the session's, given by seaway.spark's format()
 _IDLE_POLLS: Final = 100  # empty polls in a row that end a replay short of its records
 
 log = logging.getLogger(__name__)
@@ -73,9 +81,10 @@ def source_spec(connector: FormatConnector, options: Any) -> SourceQuerySpec:
 class ConnectStreamReader(ConnectSourceStreamReader):
     """The worker's planning; ``read`` yields the records instead of producing them."""
 
-    def __init__(self, spec: SourceQuerySpec, columns: RowColumns) -> None:
+    def __init__(self, spec: SourceQuerySpec, columns: RowColumns, min_partitions: int = 1) -> None:
         super().__init__(spec)
         self.columns = columns
+        self.min_partitions = min_partitions
         self._pending: dict[int, list[SourceRecord]] = {}  # by id() of the running task
 
     def partitions(self, start: SparkOffset, end: SparkOffset) -> list[TaskBatch]:
@@ -84,7 +93,24 @@ class ConnectStreamReader(ConnectSourceStreamReader):
             count = polled_count(start, end, batch.task)
             if count and batch.polled is None:  # planned before a restart: poll again
                 batch.polled = self._poll_again(batch.task, start, end, count)
-        return batches
+        return self._spread(batches)
+
+    def _spread(self, batches: list[TaskBatch]) -> list[TaskBatch]:
+        """Cut the replayable tasks' ranges where their chained plans ended and share the
+        pieces, in order, among at least ``min_partitions`` Spark partitions (no Kafka
+        transaction ties Spark partition *i* to task *i* here; rows of one source partition
+        then come in several Spark partitions, as a file's do in Spark's file sources)."""
+        reading = [b for b in batches if b.ranges and b.polled is None]
+        if self.min_partitions <= len(batches) or not reading:
+            return batches
+        share = -(-self.min_partitions // len(reading))  # pieces per task, rounded up
+        spread = [b for b in batches if b not in reading]
+        for batch in reading:
+            pieces = [p for r in batch.ranges for p in self.step_ranges(*r)]
+            size = -(-len(pieces) // share)
+            for at in range(0, len(pieces), size):
+                spread.append(replace(batch, ranges=pieces[at : at + size]))
+        return spread
 
     def _poll_again(
         self, index: int, start: SparkOffset, end: SparkOffset, count: int
@@ -250,25 +276,17 @@ def _batch_rows(
     """A :class:`SourceBatch` as rows, its columns converted whole, with its source
     partition and the offset its range ends at (a batch has no offset per record); None
     when a converter cannot take a column (the records then go one by one)."""
-    records, n = batch.records, batch.records.num_rows
-    converted = None
-    if columns.key is None or columns.value is None:
-        converted = kafka_rows(converter, batch)
-        if converted is None:
-            return None
-    if columns.value is not None:
-        value = columns.conformed("value", records.column("value"))
-    else:
-        assert converted is not None
-        value = converted.column("value")
-    if columns.key is None:
-        assert converted is not None
-        key = converted.column("key")
-    elif "key" in records.schema.names:
-        key = columns.conformed("key", records.column("key"))
-    else:
+    records, n, names = batch.records, batch.records.num_rows, batch.records.schema.names
+    value = _batch_column(converter, columns, batch, "value")
+    if "key" in names:
+        key = _batch_column(converter, columns, batch, "key")
+    elif batch.key_schema is None:
         key = pa.nulls(n, schema.field("key").type)
-    if "timestamp" in records.schema.names:
+    else:
+        return None
+    if key is None or value is None:
+        return None
+    if "timestamp" in names:
         millis = records.column("timestamp").cast(pa.int64())
         timestamps = pc.multiply(millis, 1000).cast(schema.field("timestamp").type)
     else:
@@ -286,12 +304,30 @@ def _batch_rows(
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
+def _batch_column(
+    converter: RecordConverter, columns: RowColumns, batch: SourceBatch, which: str
+) -> pa.Array | None:
+    """A batch's key or value column as its row column: typed (cast whole), or the
+    converter's bytes (None when the converter cannot take a column)."""
+    column = batch.records.column(which)
+    if getattr(columns, which) is not None:
+        return columns.conformed(which, column)
+    if which == "key":
+        return converter.key.from_connect_column(batch.topic, batch.key_schema, column)
+    return converter.value.from_connect_column(batch.topic, batch.value_schema, column)
+
+
+def min_partitions(options: Any) -> int:
+    """``minPartitions``, else the session's default parallelism, else 1."""
+    return max(1, int(options.get(MIN_PARTITIONS) or options.get(PARALLELISM) or 1))
+
+
 class ConnectBatchReader(DataSourceReader):
     """``spark.read.format("connect")``: what the connector has now, planned as micro-batches
     until one would be empty, read as one job."""
 
-    def __init__(self, spec: SourceQuerySpec, columns: RowColumns) -> None:
-        self.stream = ConnectStreamReader(spec, columns)
+    def __init__(self, spec: SourceQuerySpec, columns: RowColumns, partitions: int = 1) -> None:
+        self.stream = ConnectStreamReader(spec, columns, partitions)
 
     def partitions(self) -> list[InputPartition]:
         parts: list[InputPartition] = []

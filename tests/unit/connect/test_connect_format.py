@@ -5,6 +5,7 @@ DataFrame's rows completed into what a sink task reads."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -21,7 +22,13 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from seaway.connect.api import Schema, SchemaBuilder, SourceRecord, SourceTask
+from seaway.connect.api import (
+    ReplayableSourceTask,
+    Schema,
+    SchemaBuilder,
+    SourceRecord,
+    SourceTask,
+)
 from seaway.connect.api.data.logical import Date, Decimal, Timestamp
 from seaway.connect.api.offsets import partition_key
 from seaway.connect.runtime.queries.conversion import ConversionSpec, ConverterSpec
@@ -187,3 +194,45 @@ def test_dataframe_rows_completed_for_a_sink_task() -> None:
             "headers": None,
         }
     ]
+
+
+class CountingTable(ReplayableSourceTask):
+    """Rows 1..95 of one table, planned ten at a time."""
+
+    def start(self, props: dict[str, str]) -> None:
+        self.key = partition_key(PARTITION)
+
+    def plan(self, start_offsets: Any) -> dict[str, Any]:
+        last = (start_offsets.get(self.key) or {"n": 0})["n"]
+        return {} if last >= 95 else {self.key: {"n": min(95, last + 10)}}
+
+    def read(self, partition: Any, start_offset: Any, end_offset: Any) -> Iterator[SourceRecord]:
+        first = (start_offset or {"n": 0})["n"] + 1
+        for n in range(first, end_offset["n"] + 1):
+            yield SourceRecord(source_partition=partition, source_offset={"n": n}, topic="t",
+                               value=f"r{n}")  # fmt: skip
+
+    def stop(self) -> None:
+        pass
+
+    def version(self) -> str:
+        return "1"
+
+
+def test_a_planned_range_is_shared_among_min_partitions() -> None:
+    conversion = ConversionSpec("c", STRINGS, STRINGS, STRINGS, {})
+    spec = SourceQuerySpec("c", class_path(CountingTable), [{}], [0], {}, conversion)
+    reader = ConnectStreamReader(spec, RowColumns(value=Schema.STRING_SCHEMA), 3)
+    start = reader.initialOffset()
+    end = reader.latestOffset(start)
+    parts = reader.partitions(start, end)
+    assert [len(p.ranges) for p in parts] == [4, 4, 2]  # ten plans in three shares, in order
+    rows = [
+        value
+        for part in parts
+        for batch in record_rows(spec, part, reader.columns)
+        for value in batch.column("value").to_pylist()
+    ]
+    assert rows == [f"r{n}" for n in range(1, 96)]
+    replayed = ConnectStreamReader(spec, reader.columns, 3).partitions(start, end)
+    assert [p.ranges for p in replayed] == [[(partition_key(PARTITION), None, {"n": 95})]]

@@ -22,6 +22,7 @@ Each micro-batch is planned on the driver and read on executors:
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import secrets
@@ -52,6 +53,7 @@ from seaway.connect.runtime.queries.conversion import (
     add_plugin_path,
 )
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
+from seaway.java.lru_cache import LruCache
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +212,9 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
         self.spec = spec
         self._tasks: dict[int, SourceTask] = {}
         self._polled: dict[str, dict[int, list[SourceRecord]]] = {}
+        # the offsets a chained plan passed on its way to each planned end, by (partition
+        # key, end offset as JSON): where a planned range may be cut (step_ranges)
+        self.steps: LruCache[tuple[str, str], list[Any]] = LruCache(1024)
 
     def initialOffset(self) -> SparkOffset:
         offsets = {k: [-1, v] for k, v in sorted(self.spec.start_offsets.items())}
@@ -256,6 +261,7 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
         worth of records (``batch.size``), a micro-batch can carry many."""
         planned: dict[str, Any] = {}
         current = dict(start)
+        steps: dict[str, list[Any]] = {}
         for _ in range(max(1, self.spec.plans_per_batch)):
             step = task.plan(dict(current))
             step = {k: v for k, v in step.items() if current.get(k) != v}
@@ -263,6 +269,10 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
                 break
             planned.update(step)
             current.update(step)
+            for key, offset in step.items():
+                steps.setdefault(key, []).append(offset)
+        for key, offsets in steps.items():
+            self.steps.put((key, json.dumps(offsets[-1], sort_keys=True)), offsets[:-1])
         return planned
 
     def _poll(self, task: SourceTask) -> tuple[dict[str, Any], list[SourceRecord]]:
@@ -288,6 +298,13 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
         for index, records in polled.items():
             batches[index].polled = records
         return batches
+
+    def step_ranges(self, key: str, start: Any, end: Any) -> list[tuple[str, Any, Any]]:
+        """A planned range cut where its chained plans ended (one range when this process
+        did not plan it: a micro-batch replayed after a restart)."""
+        inner = self.steps.get((key, json.dumps(end, sort_keys=True))) or []
+        bounds = [start, *inner, end]
+        return [(key, a, b) for a, b in itertools.pairwise(bounds)]
 
     def commit(self, end: SparkOffset) -> None:
         """Batches up to *end* are written: tell the tasks that were polled for them."""
