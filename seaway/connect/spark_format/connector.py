@@ -40,9 +40,8 @@ from seaway.connect.runtime.queries.conversion import (
 from seaway.connect.runtime.queries.source import class_path
 from seaway.connect.runtime.worker_config import WorkerConfig
 
-__all__ = ["FORMAT", "ConnectFormatError", "FormatConnector", "connector_config"]
+__all__ = ["ConnectFormatError", "FormatConnector", "connector_config"]
 
-FORMAT: Final = "connect"
 PLUGIN_PATH: Final = "plugin.path"
 # What Spark or this format adds to the options; never the connector's
 _NOT_CONNECTOR: Final = frozenset(

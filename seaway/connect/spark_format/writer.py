@@ -12,10 +12,9 @@ The rows are the Kafka source's (``key``, ``value``, ``topic``, ``partition``, `
 ``timestamp``, ``timestampType``, ``headers``): only ``value`` is needed. ``key`` and
 ``value`` are bytes (or strings) the connector's converters read, or typed columns (a struct
 of a table's columns...) that reach the connector with the Connect schema of their Spark
-type, without a converter (:mod:`~seaway.connect.spark_format.typed_converter`); a row
-without ``topic``
-goes to the first of the connector's ``topics``, without ``partition`` to 0, and without
-``offset`` is numbered by its position in the Spark task.
+type, without a converter (:mod:`~seaway.connect.spark_format.typed_converter`). A row
+without ``topic`` goes to the first of the connector's ``topics``, without ``partition`` to
+0, and without ``offset`` is numbered by its position in the Spark task.
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ __all__ = [
 ]
 
 _BYTES: Final = ("key", "value")
-_INTEGERS: Final = {"partition": pa.int32(), "offset": pa.int64(), "timestampType": pa.int32()}
 _NONE: Final = frozenset[str]()
 _HEADERS: Final = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
 _TIMESTAMP: Final = pa.timestamp("us", tz="UTC")
@@ -71,8 +69,8 @@ def sink_spec(connector: FormatConnector, schema: StructType) -> SinkQuerySpec:
     if "value" not in fields:
         raise ConnectFormatError(
             f'format("connect") into {connector.connector_class} needs a value column (bytes '
-            f"or string, what value.converter reads); the DataFrame has {sorted(fields)}: "
-            'select one, e.g. df.selectExpr("to_json(struct(*)) AS value")'
+            "or a string that value.converter reads, or a typed column); the DataFrame has "
+            f'{sorted(fields)}: select one, e.g. df.selectExpr("struct(*) AS value")'
         )
     conversion = connector.conversion
     for name in _BYTES:
@@ -146,7 +144,7 @@ def consumed(
     stamped = "timestamp" in names
     columns = {
         "topic": column("topic", pa.string(), topic),
-        "partition": column("partition", _INTEGERS["partition"], 0),
+        "partition": column("partition", pa.int32(), 0),
         "offset": offsets,
         "key": column("key", pa.binary(), None),
         "value": column("value", pa.binary(), None),
