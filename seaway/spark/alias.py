@@ -39,6 +39,7 @@ _JVM_PROVIDER = "org.apache.spark.sql.kafka010.KafkaSourceProvider"
 _jvm_kafka: dict[int, bool] = {}
 _registered: set[int] = set()
 _formats_registered: set[tuple[int, str]] = set()
+MASTER_OPTION = "seaway.spark.master"  # the session's master, for the data source's checks
 PARALLELISM_OPTION = "seaway.parallelism"  # the session's default parallelism, for planning
 
 
@@ -85,9 +86,13 @@ def _aliased(original: Callable[..., Any]) -> Callable[..., Any]:
         if isinstance(source, str) and source.lower() in python_formats():
             register_format(self._spark, source.lower())
             check_shipped(self._spark)
-            # what a Python data source cannot ask Spark itself: how many cores it has
-            parallelism = self._spark.sparkContext.defaultParallelism
-            return original(self, source).option(PARALLELISM_OPTION, str(parallelism))
+            # what a Python data source cannot ask Spark itself: its master and cores
+            context = self._spark.sparkContext
+            return (
+                original(self, source)
+                .option(MASTER_OPTION, context.master)
+                .option(PARALLELISM_OPTION, str(context.defaultParallelism))
+            )
         elif (
             isinstance(source, str)
             and source.lower() == "kafka"

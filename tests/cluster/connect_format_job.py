@@ -3,8 +3,8 @@
 written with ``format("connect")`` into the JDBC sink of another database, in executors.
 
 Usage: python -m tests.cluster.connect_format_job MASTER SOURCE_URL TARGET_URL RESULT
-Writes to RESULT the rows read, the sum of their ids, and where each Python worker found
-Seaway.
+Writes to RESULT the rows read, the sum of their ids, where each Python worker found Seaway,
+and why the FileStream source (bound to the driver's host) was refused.
 """
 
 from __future__ import annotations
@@ -52,10 +52,18 @@ def main() -> None:
         .save()
     )
     files = spark.sparkContext.parallelize(range(2), 2).map(_seaway_file).distinct().collect()
+    try:  # a connector bound to the driver's host cannot run on the cluster's executors
+        spark.read.format("connect").options(
+            **{"connector.class": "FileStreamSource", "file": __file__, "topic": "t"}
+        ).load()
+        refused = ""
+    except Exception as error:
+        refused = str(error)
     result = {
         "read": rows.count(),
         "ids": rows.selectExpr("sum(value.id)").first()[0],
         "seaway": sorted(files),
+        "file_source_refused": refused,
     }
     with open(result_path, "w", encoding="utf-8") as out:
         json.dump(result, out)

@@ -76,7 +76,8 @@ def test_a_users_job_reads_and_writes_connectors_in_executors(
     tmp_path: Path,
 ) -> None:
     """``format("connect")`` on the cluster: the JDBC source's typed rows and the JDBC sink
-    run in executors that had Seaway shipped."""
+    run in executors that had Seaway shipped; the FileStream source, bound to one host, is
+    refused before it runs."""
     source_db, target_db = f"cluster_src_{tmp_path.name[-6:]}", f"cluster_dst_{tmp_path.name[-6:]}"
     with mariadb.connect() as connection, connection.cursor() as cursor:
         cursor.execute(f"CREATE DATABASE {source_db}")
@@ -95,6 +96,9 @@ def test_a_users_job_reads_and_writes_connectors_in_executors(
     result = json.loads((tmp_path / "result").read_text())
     assert (result["read"], result["ids"]) == (400, sum(range(1, 401)))
     assert all(f"/{ALIAS}/seaway/" in file for file in result["seaway"]), result
+    refused = result["file_source_refused"]
+    assert "FileStreamSourceConnector cannot run on this worker" in refused, refused
+    assert f"spark.master={spark_cluster.url}" in refused
     with postgres.connect(target_db) as connection:
         copied = connection.execute("SELECT count(*), sum(id) FROM parts").fetchone()
     assert tuple(copied) == (400, sum(range(1, 401)))

@@ -2,10 +2,12 @@
 
 The options are the connector's configuration, the keys of a Connect ``POST /connectors``
 body (``connector.class``, ``tasks.max``, ``transforms``, ``key.converter`` ...), plus
-``plugin.path`` (where to look for plugins besides the installed ones). Spark hands a Python
-data source its option names lowercased; Connect's own keys are lowercase, and the aliases of
-``transforms.<alias>.*`` and ``predicates.<alias>.*`` are given back their case from the
-``transforms`` and ``predicates`` lists.
+``plugin.path`` (where to look for plugins besides the installed ones) and
+``seaway.spark.master`` (the session's master, which :mod:`seaway.spark`'s ``format()``
+adds, so that a connector bound to one host is refused on a cluster, as a worker refuses
+it). Spark hands a Python data source its option names lowercased; Connect's own keys are
+lowercase, and the aliases of ``transforms.<alias>.*`` and ``predicates.<alias>.*`` are
+given back their case from the ``transforms`` and ``predicates`` lists.
 
 Everything is checked before a query starts, as a Connect worker checks a new connector: the
 class (known, and the right kind), then the connector's config (the framework's keys, the
@@ -38,14 +40,15 @@ from seaway.connect.runtime.queries.conversion import (
     converter_spec,
 )
 from seaway.connect.runtime.queries.source import class_path
-from seaway.connect.runtime.worker_config import WorkerConfig
+from seaway.connect.runtime.worker_config import SPARK_MASTER, WorkerConfig
 
 __all__ = ["ConnectFormatError", "FormatConnector", "connector_config"]
 
 PLUGIN_PATH: Final = "plugin.path"
 # What Spark or this format adds to the options; never the connector's
+MASTER: Final = "seaway.spark.master"  # the session's (seaway.spark's format() gives it)
 _NOT_CONNECTOR: Final = frozenset(
-    {PLUGIN_PATH, "path", "checkpointlocation", "minpartitions", "plans.per.batch",
+    {PLUGIN_PATH, MASTER, "path", "checkpointlocation", "minpartitions", "plans.per.batch",
      "seaway.parallelism"}
 )  # fmt: skip
 
@@ -75,7 +78,7 @@ class FormatConnector:
         config = connector_config(options)
         plugins = Plugins(_paths(options.get(PLUGIN_PATH, "")))
         connector_type = _connector_type(plugins, config, role)
-        _validate(plugins, config)
+        _validate(plugins, config, options.get(MASTER) or "local[*]")
         connector = connector_type()
         connector.initialize(_Context())
         try:
@@ -167,9 +170,13 @@ def _connector_type(plugins: Plugins, config: Mapping[str, str], role: Role) -> 
     return found
 
 
-def _validate(plugins: Plugins, config: Mapping[str, str]) -> None:
-    """Raise :class:`ConnectFormatError` for every error Connect's validation finds."""
-    worker = WorkerConfig({"bootstrap.servers": "localhost:9092"}, distributed=False)
+def _validate(plugins: Plugins, config: Mapping[str, str], master: str) -> None:
+    """Raise :class:`ConnectFormatError` for every error Connect's validation finds, as a
+    worker on the session's *master* validates (a connector bound to the worker's host is
+    refused where the master is not local)."""
+    worker = WorkerConfig(
+        {"bootstrap.servers": "localhost:9092", SPARK_MASTER: master}, distributed=False
+    )
     infos = ConfigValidator(plugins, worker).validate_connector_config(config)
     if not infos["error_count"]:
         return
