@@ -32,6 +32,7 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import BinaryType, StringType, StructType
 
+from seaway.connect.api.errors import ConnectError
 from seaway.connect.runtime import connector_config as cc
 from seaway.connect.runtime.queries.conversion import ConverterSpec, TaskFailure
 from seaway.connect.runtime.queries.sink import SinkQuerySpec, write_task
@@ -46,6 +47,7 @@ __all__ = [
     "TaskWritten",
     "foreach_batch",
     "sink_spec",
+    "write_rows",
 ]
 
 _BYTES: Final = ("key", "value")
@@ -155,7 +157,9 @@ def consumed(
     return pa.RecordBatch.from_arrays(list(columns.values()), names=list(columns))
 
 
-def _write(spec: SinkQuerySpec, batches: Iterator[pa.RecordBatch]) -> TaskWritten:
+def write_rows(spec: SinkQuerySpec, batches: Iterator[pa.RecordBatch]) -> TaskWritten:
+    """One Spark task's rows through connector task *i* (its partition modulo the task
+    count); what it wrote."""
     from pyspark import TaskContext
 
     context = TaskContext.get()
@@ -169,18 +173,48 @@ def _write(spec: SinkQuerySpec, batches: Iterator[pa.RecordBatch]) -> TaskWritte
         if getattr(spec.conversion, name).class_name == class_path(TypedColumnConverter)
     )
 
+    given: dict[tuple[str, int], int] = {}  # the offset after the last row of each
+
     def rows() -> Iterator[pa.RecordBatch]:
         position = 0
         for batch in batches:
             if batch.num_rows:
-                yield consumed(batch, topic, position, typed)
+                rows = consumed(batch, topic, position, typed)
+                ends = (
+                    pa.table(rows).group_by(["topic", "partition"]).aggregate([("offset", "max")])
+                )
+                for item in ends.to_pylist():
+                    tp = (item["topic"], item["partition"])
+                    given[tp] = max(given.get(tp, 0), item["offset_max"] + 1)
+                yield rows
                 position += batch.num_rows
 
     try:
-        _, count, _ = write_task(spec, index, rows())
+        durable, count, _ = write_task(spec, index, rows())
+        _check_durable(spec, index, given, {(t, p): o for t, p, o in durable})
     except Exception as error:
         raise TaskFailure.of(spec.connector, index, error) from error
     return TaskWritten(index, count)
+
+
+def _check_durable(
+    spec: SinkQuerySpec,
+    index: int,
+    given: Mapping[tuple[str, int], int],
+    durable: Mapping[tuple[str, int], int],
+) -> None:
+    """Fail the Spark task when the sink task's ``pre_commit`` kept back rows it was given:
+    Spark commits the micro-batch when the task returns, and would never give them again."""
+    short = {tp: end for tp, end in given.items() if durable.get(tp, -1) < end}
+    if short:
+        (topic, partition), end = next(iter(short.items()))
+        raise ConnectError(
+            f"Task {spec.connector}-{index} made {topic}-{partition} durable only up to offset "
+            f"{durable.get((topic, partition))} of {end} when its rows ended (pre_commit), and "
+            "Spark does not give a committed micro-batch again: the rest would be lost. A "
+            'sink used with format("connect") must write what it was given by the end of '
+            "each micro-batch (flush): set it to, or run the connector on a Connect worker"
+        )
 
 
 class ConnectStreamWriter(DataSourceStreamArrowWriter):
@@ -190,7 +224,7 @@ class ConnectStreamWriter(DataSourceStreamArrowWriter):
         self.spec = spec
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> TaskWritten:
-        return _write(self.spec, iterator)
+        return write_rows(self.spec, iterator)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Nothing to do: each task flushed (``pre_commit``) before it returned."""
@@ -203,7 +237,7 @@ class ConnectBatchWriter(DataSourceArrowWriter):
         self.spec = spec
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> TaskWritten:
-        return _write(self.spec, iterator)
+        return write_rows(self.spec, iterator)
 
 
 def foreach_batch(**config: str) -> Callable[[DataFrame, int], None]:

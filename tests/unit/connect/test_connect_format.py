@@ -22,21 +22,24 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from seaway.config import ConfigDef
 from seaway.connect.api import (
     ReplayableSourceTask,
     Schema,
     SchemaBuilder,
+    SinkConnector,
+    SinkTask,
     SourceRecord,
     SourceTask,
 )
 from seaway.connect.api.data.logical import Date, Decimal, Timestamp
 from seaway.connect.api.offsets import partition_key
-from seaway.connect.runtime.queries.conversion import ConversionSpec, ConverterSpec
+from seaway.connect.runtime.queries.conversion import ConversionSpec, ConverterSpec, TaskFailure
 from seaway.connect.runtime.queries.source import SourceQuerySpec, class_path
 from seaway.connect.spark_format.columns import RowColumns, connect_schema, spark_type
-from seaway.connect.spark_format.connector import connector_config
+from seaway.connect.spark_format.connector import FormatConnector, connector_config
 from seaway.connect.spark_format.reader import ConnectStreamReader, record_rows
-from seaway.connect.spark_format.writer import consumed
+from seaway.connect.spark_format.writer import consumed, sink_spec, write_rows
 
 PARTITION = {"log": "a"}
 STRINGS = ConverterSpec("org.apache.kafka.connect.storage.StringConverter", {})
@@ -236,3 +239,47 @@ def test_a_planned_range_is_shared_among_min_partitions() -> None:
     assert rows == [f"r{n}" for n in range(1, 96)]
     replayed = ConnectStreamReader(spec, reader.columns, 3).partitions(start, end)
     assert [p.ranges for p in replayed] == [[(partition_key(PARTITION), None, {"n": 95})]]
+
+
+class HoldingSinkTask(SinkTask):
+    """Keeps what it is given and never says any of it is durable."""
+
+    def start(self, props: dict[str, str]) -> None:
+        pass
+
+    def put(self, records: Any) -> None:
+        pass
+
+    def pre_commit(self, current_offsets: Any) -> dict[Any, Any]:
+        return {}
+
+    def stop(self) -> None:
+        pass
+
+
+class HoldingSinkConnector(SinkConnector):
+    def start(self, props: dict[str, str]) -> None:
+        self.props = props
+
+    def task_class(self) -> type[SinkTask]:
+        return HoldingSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self.props)]
+
+    def stop(self) -> None:
+        pass
+
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+
+def test_rows_a_sink_keeps_back_fail_the_spark_task() -> None:
+    options = {"connector.class": class_path(HoldingSinkConnector), "topics": "t",
+               "value.converter": STRINGS.class_name}  # fmt: skip
+    spec = sink_spec(
+        FormatConnector.of(options, "sink"), StructType([StructField("value", StringType())])
+    )
+    rows = pa.RecordBatch.from_pydict({"value": ["a", "b"]})
+    with pytest.raises(TaskFailure, match=r"t-0 durable only up to offset None of 2.*be lost"):
+        write_rows(spec, iter([rows]))
