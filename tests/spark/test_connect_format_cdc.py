@@ -131,3 +131,74 @@ def test_cdc_into_parquet_exactly_once_across_a_driver_kill(
     assert [i for i, n in ids.items() if n > 1] == []
     assert sorted(ids) == list(range(SNAPSHOT_ROWS)) + list(range(10_000, 10_000 + INSERTS))
     assert collections.Counter(c["op"] for c in changes) == {"r": SNAPSHOT_ROWS, "c": INSERTS}
+
+
+def test_one_tables_changes_as_typed_structs(
+    server: MariaDbServer, spark: SparkSession, tmp_path: Path
+) -> None:
+    """No converter named and one table captured without schema change events: keys and
+    values are Debezium's structs as Spark columns (``after.id``, ``op``), a delete's
+    tombstone a null value."""
+    db = f"cdc_typed_{random.randint(0, 10**6)}"
+    server.create_database(db)
+    with server.connect(db) as connection, connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE items (id INT PRIMARY KEY, price DECIMAL(6,2), note TEXT)")
+        cursor.execute("INSERT INTO items VALUES (1, 1.50, 'one'), (2, 2.25, NULL)")
+        connection.commit()
+    changes = (
+        spark.readStream.format("connect")
+        .options(
+            **{
+                "connector.class": "io.debezium.connector.mariadb.MariaDbConnector",
+                "database.hostname": "127.0.0.1",
+                "database.port": str(server.port),
+                "database.user": "root",
+                "database.server.id": str(random.randint(1000, 2**31)),
+                "topic.prefix": "typed",
+                "database.include.list": db,
+                "include.schema.changes": "false",
+                "poll.interval.ms": "100",
+                "schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+                "schema.history.internal.file.filename": str(tmp_path / "history.dat"),
+            }
+        )
+        .load()
+    )
+    assert changes.schema["key"].dataType.simpleString() == "struct<id:int>"
+    value = changes.schema["value"].dataType
+    assert [f.name for f in value.fields][:5] == ["before", "after", "source", "transaction", "op"]
+    assert value["after"].dataType.simpleString() == (
+        "struct<id:int,price:decimal(6,2),note:string>"
+    )
+    seen: list[Any] = []
+    query = (
+        changes.writeStream.foreachBatch(
+            lambda batch, _: seen.extend(
+                batch.selectExpr(
+                    "key.id AS key", "value.op AS op", "value.after AS after"
+                ).collect()
+            )
+        )
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(seen) < 2 and time.monotonic() < deadline:
+            query.processAllAvailable()
+        with server.connect(db) as connection, connection.cursor() as cursor:
+            cursor.execute("INSERT INTO items VALUES (3, 9.99, 'three')")
+            cursor.execute("UPDATE items SET price = 2.50 WHERE id = 2")
+            cursor.execute("DELETE FROM items WHERE id = 1")
+            connection.commit()
+        while len(seen) < 6 and time.monotonic() < deadline:
+            query.processAllAvailable()
+            time.sleep(0.1)
+    finally:
+        query.stop()
+    got = [(r.key, r.op, None if r.after is None else (r.after.id, str(r.after.price)))
+           for r in seen]  # fmt: skip
+    assert got == [
+        (1, "r", (1, "1.50")), (2, "r", (2, "2.25")), (3, "c", (3, "9.99")),
+        (2, "u", (2, "2.50")), (1, "d", None), (1, None, None),  # the delete, its tombstone
+    ]  # fmt: skip

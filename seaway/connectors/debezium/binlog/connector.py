@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from seaway.connect.api import RecordSchemas
 from seaway.connectors.debezium import config as common
 from seaway.connectors.debezium.binlog import config as c
 from seaway.connectors.debezium.binlog import database
+from seaway.connectors.debezium.binlog.schemas import TableSchema, source_schema
 from seaway.connectors.debezium.binlog.task import CONNECTOR_KEY, BinlogSourceTask
 from seaway.connectors.debezium.connector import DebeziumConnector
 
@@ -34,6 +36,25 @@ class _BinlogConnector(DebeziumConnector):
 
     def task_config(self) -> dict[str, str]:
         return {**self.props, CONNECTOR_KEY: self.connector_name}
+
+    def record_schemas(self) -> RecordSchemas | None:
+        """One captured table's key and envelope schemas as they are now, when every record
+        is a change event of it (``include.schema.changes=false``, no heartbeats); None for
+        several tables, whose events have a schema each."""
+        settings = c.settings(self.props)
+        if settings.include_schema_changes or settings.heartbeat_interval_ms > 0:
+            return None
+        filters = database.Filters.of(settings)
+        connection = database.connect(settings)
+        try:
+            captured = database.captured_tables(connection, filters)
+            table = database.read_table(connection, captured[0]) if len(captured) == 1 else None
+        finally:
+            connection.close()
+        if table is None:
+            return None
+        schema = TableSchema.of(table, settings, filters, source_schema(self.connector_name))
+        return RecordSchemas(key=schema.key_schema, value=schema.envelope)
 
 
 class MariaDbConnector(_BinlogConnector):
