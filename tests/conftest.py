@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 
 from seaway.broker import BrokerThread
-from tests.embedded import BROKER_CONFIG, EmbeddedConnectCluster, embedded_kafka
+from tests.embedded import (
+    BROKER_CONFIG,
+    NO_RETENTION_CHECK,
+    EmbeddedConnectCluster,
+    embedded_kafka,
+)
 
 # How `make test` spreads the suite over its two xdist workers. Light tests (no Spark, no
 # worker processes) are units of their own, on either worker. The engines (Spark, Connect
@@ -93,7 +98,11 @@ def bootstrap(broker: BrokerThread) -> str:
 
 # Two more brokers as clusters A and B, for the mirror and the Spark cluster tests: new ones
 # for each test module, so a module never sees the topics and groups another one left.
-CLUSTER_CONFIG = {"group.initial.rebalance.delay.ms": 200, "num.partitions": 3}
+CLUSTER_CONFIG = {
+    "group.initial.rebalance.delay.ms": 200,
+    "num.partitions": 3,
+    **NO_RETENTION_CHECK,
+}
 
 
 @pytest.fixture(scope="module")

@@ -18,11 +18,17 @@ from typing import Any, Self
 from seaway.broker import BrokerThread
 from tests.connect.workers import Rest, WorkerProcess, distributed_props
 
-# Small delays keep group tests fast; everything else is the broker's defaults.
+# Small delays keep group tests fast. The test brokers never check time retention on their
+# own: many tests write records stamped years ago (fixed timestamps), which the default
+# retention.ms (7 days) deletes whenever the 5-minute check happens to run mid-test, as
+# Kafka's would (a topic's earliest offset jumped to its end). Tests of retention start a
+# broker with their own check interval. Everything else is the broker's defaults.
+NO_RETENTION_CHECK = {"log.retention.check.interval.ms": 86_400_000}  # a day
 BROKER_CONFIG = {
     "group.initial.rebalance.delay.ms": 200,
     "num.partitions": 3,
     "transaction.abort.timed.out.transaction.cleanup.interval.ms": 500,
+    **NO_RETENTION_CHECK,
 }
 
 
