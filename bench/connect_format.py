@@ -287,10 +287,16 @@ def path_report(rows: int, seconds: float, used: dict[str, float], job: dict[str
 def run_direct(args: argparse.Namespace, root: Path, meters: dict[str, Callable[[], float]],
                mariadb: MariaDbServer) -> dict[str, Any]:  # fmt: skip
     config = job_config(args, root, "direct", connector=source_config(args, mariadb, "db-"))
-    job = Child("direct", config, root / "direct.log")
+    return timed_job(args, Child("direct", config, root / "direct.log"), meters)
+
+
+def timed_job(
+    args: argparse.Namespace, job: Child, meters: dict[str, Callable[[], float]]
+) -> dict[str, Any]:
+    """Run one job alone, timed from its go (its session already up) to its last row."""
     try:
         ready(job)
-        progress("direct: the job's session is up; go")
+        progress(f"{job.role}: the job's session is up; go")
         used_by = meter(spark=tree_cpu(job.pid), **meters)
         started = time.monotonic()
         job.send("go")
@@ -390,17 +396,7 @@ def run_alone(args: argparse.Namespace, root: Path, meters: dict[str, Callable[[
     kafka_job = {"bootstrap": bootstrap, "topic": topic, "kafka_options": args.kafka_options,
                  "decimal_format": args.decimal_format}  # fmt: skip
     job = Child("alone", job_config(args, root, "alone", **kafka_job), root / "alone.log")
-    try:
-        ready(job)
-        used_by = meter(spark=tree_cpu(job.pid), **meters)
-        started = time.monotonic()
-        job.send("go")
-        done = until_done(job)
-        used = used_by.read()
-        result = job.result()
-    finally:
-        job.stop()
-    return path_report(args.rows, done - started, used, result, started)
+    return timed_job(args, job, meters)
 
 
 # --------------------------------------------------------------------------- the run

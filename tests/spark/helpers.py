@@ -11,6 +11,16 @@ from pyspark.sql import DataFrame, SparkSession
 from tests.broker.clients import quiet
 
 
+def run_caught_up(writer: Any) -> None:
+    """Start a ``writeStream`` on a 200 ms trigger, wait until it has processed all its
+    source has, and stop it."""
+    query = writer.trigger(processingTime="200 milliseconds").start()
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+
+
 def run_available_now(writer: Any) -> Any:
     """Start a ``writeStream`` with trigger(availableNow=True) and wait for it to finish."""
     query = writer.trigger(availableNow=True).start()

@@ -16,6 +16,8 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import DecimalType, IntegerType, StringType, StructType, TimestampType
 
+from tests.spark.helpers import run_caught_up
+
 pytestmark = pytest.mark.timeout(300)
 
 STRINGS = "org.apache.kafka.connect.storage.StringConverter"
@@ -45,22 +47,14 @@ def test_file_lines_stream_into_parquet_once_across_a_restart(
     frame = _file_source(spark, source)
     assert frame.schema["value"].dataType == StringType()  # typed: the connector's schema
 
-    def run() -> None:
-        query = (
-            frame.writeStream.format("parquet")
-            .option("path", str(table))
-            .option("checkpointLocation", str(checkpoint))
-            .trigger(processingTime="200 milliseconds")
-            .start()
-        )
-        try:
-            query.processAllAvailable()
-        finally:
-            query.stop()
-
-    run()
+    writer = (
+        frame.writeStream.format("parquet")
+        .option("path", str(table))
+        .option("checkpointLocation", str(checkpoint))
+    )
+    run_caught_up(writer)
     _lines(source, 300, 200)  # written while no query runs
-    run()  # the same checkpoint: goes on from its offsets
+    run_caught_up(writer)  # the same checkpoint: goes on from its offsets
     rows = spark.read.parquet(str(table)).select("topic", "partition", "offset", "value")
     values = [r.value for r in rows.collect()]
     assert sorted(values, key=lambda v: int(v.split("-")[1])) == [f"line-{i}" for i in range(500)]
@@ -253,7 +247,7 @@ def test_a_table_copied_typed_from_jdbc_source_to_jdbc_sink(
         .option("topic.prefix", "src-")
         .load()
     )
-    query = (
+    run_caught_up(
         items.select("value")
         .writeStream.format("connect")
         .option("connector.class", "io.confluent.connect.jdbc.JdbcSinkConnector")
@@ -264,13 +258,7 @@ def test_a_table_copied_typed_from_jdbc_source_to_jdbc_sink(
         .option("pk.mode", "record_value")
         .option("pk.fields", "id")
         .option("checkpointLocation", str(tmp_path / "ckpt"))
-        .trigger(processingTime="200 milliseconds")
-        .start()
     )
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
     with postgres.connect(target_db) as connection:
         rows = connection.execute("SELECT id, name, price, added FROM items ORDER BY id").fetchall()
     assert [(r[0], r[1], str(r[2])) for r in rows] == [

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 from confluent_kafka import Producer
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from seaway.connect.spark_format import foreach_batch
 from tests.broker.clients import create_topic
 from tests.search import SearchServer
+from tests.spark.helpers import run_caught_up
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -33,6 +34,17 @@ def _produce(bootstrap: str, topic: str, first: int, count: int) -> None:
         value = {"user": f"u{i}", "amount": i}
         producer.produce(topic, key=f"k{i}".encode(), value=json.dumps(value).encode())
     assert producer.flush(30) == 0
+
+
+def _records(spark: SparkSession, bootstrap: str, topic: str) -> DataFrame:
+    """The topic's records from the earliest, as a stream (Seaway's Kafka source)."""
+    return (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .load()
+    )
 
 
 def _documents(search: SearchServer, index: str) -> dict[str, Any]:
@@ -58,31 +70,17 @@ def test_kafka_into_the_search_sink_once_across_a_restart(
 ) -> None:
     create_topic(bootstrap, topic_name, partitions=2)
     _produce(bootstrap, topic_name, 0, 60)
-    records = (
-        spark.readStream.format("kafka")
-        .option("kafka.bootstrap.servers", bootstrap)
-        .option("subscribe", topic_name)
-        .option("startingOffsets", "earliest")
-        .load()
+    records = _records(spark, bootstrap, topic_name)
+
+    writer = (
+        records.writeStream.format("connect")
+        .options(**_sink(search, topic_name))
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
     )
-
-    def run() -> None:
-        query = (
-            records.writeStream.format("connect")
-            .options(**_sink(search, topic_name))
-            .option("checkpointLocation", str(tmp_path / "ckpt"))
-            .trigger(processingTime="200 milliseconds")
-            .start()
-        )
-        try:
-            query.processAllAvailable()
-        finally:
-            query.stop()
-
-    run()
+    run_caught_up(writer)
     assert len(_documents(search, topic_name)) == 60
     _produce(bootstrap, topic_name, 60, 40)
-    run()
+    run_caught_up(writer)
     documents = _documents(search, topic_name)
     assert sorted(d["amount"] for d in documents.values()) == list(range(100))
     offsets = {json.dumps(d, sort_keys=True): key for key, d in documents.items()}
@@ -103,18 +101,9 @@ def test_the_search_sink_from_foreach_batch(
 ) -> None:
     create_topic(bootstrap, topic_name)
     _produce(bootstrap, topic_name, 0, 25)
-    query = (
-        spark.readStream.format("kafka")
-        .option("kafka.bootstrap.servers", bootstrap)
-        .option("subscribe", topic_name)
-        .option("startingOffsets", "earliest")
-        .load()
+    run_caught_up(
+        _records(spark, bootstrap, topic_name)
         .writeStream.foreachBatch(foreach_batch(**_sink(search, topic_name)))
         .option("checkpointLocation", str(tmp_path / "ckpt"))
-        .start()
     )
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
     assert sorted(d["amount"] for d in _documents(search, topic_name).values()) == list(range(25))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from seaway.connect.api import (
     Connector,
@@ -201,6 +201,3 @@ class _Context(ConnectorContext):
 
     def raise_error(self, error: Exception) -> None:
         raise error
-
-    def table_catalog(self) -> Any:
-        return None

@@ -16,6 +16,7 @@ their snapshot is over, is then exactly once).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from collections.abc import Iterator
@@ -23,7 +24,6 @@ from dataclasses import replace
 from typing import Any, Final
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from seaway.connect.api import SourceRecord, SourceTask
@@ -37,6 +37,8 @@ from seaway.connect.runtime.queries.source import (
     SourceQuerySpec,
     SparkOffset,
     TaskBatch,
+    batch_timestamps,
+    converted_column,
     polled_count,
     polled_ends,
     source_offsets,
@@ -47,6 +49,7 @@ from seaway.connect.runtime.queries.source import (
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
 from seaway.connect.spark_format.columns import RowColumns
 from seaway.connect.spark_format.connector import FormatConnector
+from seaway.java.lru_cache import LruCache
 
 __all__ = [
     "ConnectBatchReader",
@@ -86,6 +89,19 @@ class ConnectStreamReader(ConnectSourceStreamReader):
         self.columns = columns
         self.min_partitions = min_partitions
         self._pending: dict[int, list[SourceRecord]] = {}  # by id() of the running task
+        # the offsets a chained plan passed on its way to each planned end, by (partition
+        # key, end offset as JSON): where a planned range may be cut (_step_ranges)
+        self._steps: LruCache[tuple[str, str], list[Any]] = LruCache(1024)
+
+    def _planned(self, steps: dict[str, list[Any]]) -> None:
+        for key, offsets in steps.items():
+            self._steps.put((key, json.dumps(offsets[-1], sort_keys=True)), offsets[:-1])
+
+    def _step_ranges(self, key: str, start: Any, end: Any) -> list[tuple[str, Any, Any]]:
+        """A planned range cut where its chained plans ended (one range when this process
+        did not plan it: a micro-batch replayed after a restart)."""
+        inner = self._steps.get((key, json.dumps(end, sort_keys=True))) or []
+        return [(key, a, b) for a, b in itertools.pairwise([start, *inner, end])]
 
     def partitions(self, start: SparkOffset, end: SparkOffset) -> list[TaskBatch]:
         batches = super().partitions(start, end)
@@ -106,7 +122,7 @@ class ConnectStreamReader(ConnectSourceStreamReader):
         share = -(-self.min_partitions // len(reading))  # pieces per task, rounded up
         spread = [b for b in batches if b not in reading]
         for batch in reading:
-            pieces = [p for r in batch.ranges for p in self.step_ranges(*r)]
+            pieces = [p for r in batch.ranges for p in self._step_ranges(*r)]
             size = -(-len(pieces) // share)
             for at in range(0, len(pieces), size):
                 spread.append(replace(batch, ranges=pieces[at : at + size]))
@@ -199,6 +215,7 @@ class _Rows:
     def __init__(self, columns: RowColumns, schema: pa.Schema) -> None:
         self.columns = columns
         self.schema = schema
+        self.typed = columns.key is not None or columns.value is not None
         self.lists: list[list[Any]] = [[] for _ in schema]
 
     def __len__(self) -> int:
@@ -213,8 +230,7 @@ class _Rows:
     ) -> None:
         """A record (transformed, converted where its column takes bytes); a record the
         transformations drop, or ``errors.tolerance=all`` skips, adds nothing."""
-        typed = self.columns.key is not None or self.columns.value is not None
-        if typed:  # no transformation: RowColumns.of
+        if self.typed:  # no transformation: RowColumns.of
             row = converter.guarded("VALUE_CONVERTER", lambda: self._typed(converter, record),
                                     record)  # fmt: skip
         else:
@@ -276,21 +292,11 @@ def _batch_rows(
     """A :class:`SourceBatch` as rows, its columns converted whole, with its source
     partition and the offset its range ends at (a batch has no offset per record); None
     when a converter cannot take a column (the records then go one by one)."""
-    records, n, names = batch.records, batch.records.num_rows, batch.records.schema.names
+    key = _batch_column(converter, columns, batch, "key")
     value = _batch_column(converter, columns, batch, "value")
-    if "key" in names:
-        key = _batch_column(converter, columns, batch, "key")
-    elif batch.key_schema is None:
-        key = pa.nulls(n, schema.field("key").type)
-    else:
-        return None
     if key is None or value is None:
         return None
-    if "timestamp" in names:
-        millis = records.column("timestamp").cast(pa.int64())
-        timestamps = pc.multiply(millis, 1000).cast(schema.field("timestamp").type)
-    else:
-        timestamps = pa.nulls(n, schema.field("timestamp").type)
+    n = batch.records.num_rows
     text = pa.nulls(n, pa.string())
     arrays = [
         text.fill_null(batch.topic),
@@ -299,7 +305,7 @@ def _batch_rows(
         key,
         value,
         pa.array([[]] * n, schema.field("headers").type),
-        timestamps,
+        batch_timestamps(batch).cast(schema.field("timestamp").type),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
@@ -307,14 +313,14 @@ def _batch_rows(
 def _batch_column(
     converter: RecordConverter, columns: RowColumns, batch: SourceBatch, which: str
 ) -> pa.Array | None:
-    """A batch's key or value column as its row column: typed (cast whole), or the
-    converter's bytes (None when the converter cannot take a column)."""
-    column = batch.records.column(which)
-    if getattr(columns, which) is not None:
-        return columns.conformed(which, column)
-    if which == "key":
-        return converter.key.from_connect_column(batch.topic, batch.key_schema, column)
-    return converter.value.from_connect_column(batch.topic, batch.value_schema, column)
+    """A batch's key or value column as its row column: typed (cast whole; null where the
+    batch has no such column), or the converter's bytes (None when it cannot take a
+    column)."""
+    if getattr(columns, which) is None:
+        return converted_column(converter, batch, which)
+    if which not in batch.records.schema.names:
+        return pa.nulls(batch.records.num_rows, columns.arrow_schema.field(which).type)
+    return columns.conformed(which, batch.records.column(which))
 
 
 def min_partitions(options: Any) -> int:

@@ -173,28 +173,19 @@ def write_rows(spec: SinkQuerySpec, batches: Iterator[pa.RecordBatch]) -> TaskWr
         if getattr(spec.conversion, name).class_name == class_path(TypedColumnConverter)
     )
 
-    given: dict[tuple[str, int], int] = {}  # the offset after the last row of each
-
     def rows() -> Iterator[pa.RecordBatch]:
         position = 0
         for batch in batches:
             if batch.num_rows:
-                rows = consumed(batch, topic, position, typed)
-                ends = (
-                    pa.table(rows).group_by(["topic", "partition"]).aggregate([("offset", "max")])
-                )
-                for item in ends.to_pylist():
-                    tp = (item["topic"], item["partition"])
-                    given[tp] = max(given.get(tp, 0), item["offset_max"] + 1)
-                yield rows
+                yield consumed(batch, topic, position, typed)
                 position += batch.num_rows
 
     try:
-        durable, count, _ = write_task(spec, index, rows())
-        _check_durable(spec, index, given, {(t, p): o for t, p, o in durable})
+        written = write_task(spec, index, rows())
+        _check_durable(spec, index, written.given, {(t, p): o for t, p, o in written.durable})
     except Exception as error:
         raise TaskFailure.of(spec.connector, index, error) from error
-    return TaskWritten(index, count)
+    return TaskWritten(index, written.records)
 
 
 def _check_durable(

@@ -26,7 +26,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -147,8 +147,19 @@ def _sink_batch(converter: RecordConverter, batch: pa.RecordBatch) -> SinkBatch 
     return SinkBatch(topic, partitions[0].as_py(), records, key[0], value[0])
 
 
-def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.RecordBatch]) -> Any:
-    """Run task *task_index* over *batches*; the offsets it made durable."""
+class TaskWrite(NamedTuple):
+    """What a sink task did with its batches."""
+
+    durable: list[tuple[str, int, int]]  # (topic, partition, next offset) pre_commit gave
+    records: int
+    metrics: TaskMetrics
+    given: dict[tuple[str, int], int]  # the offset after the last record of each
+
+
+def write_task(
+    spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.RecordBatch]
+) -> TaskWrite:
+    """Run task *task_index* over *batches*: what it made durable, of what it was given."""
     config = spec.task_configs[task_index]
     add_plugin_path(spec.conversion.plugin_path)  # the task class may live there
     task: SinkTask = load_task_class(spec.task_class)()
@@ -234,7 +245,9 @@ def write_task(spec: SinkQuerySpec, task_index: int, batches: Iterator[pa.Record
         task.stop()
     metrics.partitions = len(context.partitions)
     offsets = [(tp.topic, tp.partition, om.offset) for tp, om in committable.items()]
-    return offsets, count, metrics
+    return TaskWrite(
+        offsets, count, metrics, {(tp.topic, tp.partition): o for tp, o in consumed.items()}
+    )
 
 
 def _check_dead_letters(
@@ -306,7 +319,7 @@ class ConnectSinkReader(KafkaMicroBatchReader):
             return
         batches = (b for part in partition.ranges for b in read_range(part.options, part.range))
         try:
-            offsets, count, metrics = write_task(self.spec, partition.task, batches)
+            offsets, count, metrics, _ = write_task(self.spec, partition.task, batches)
             if offsets:  # as a Connect worker commits a task's offsets after its flush
                 _commit(self.spec, offsets)
         except Exception as error:
@@ -350,5 +363,6 @@ __all__ = [
     "READER_NAME",
     "ConnectSinkReadSource",
     "SinkQuerySpec",
+    "TaskWrite",
     "write_task",
 ]

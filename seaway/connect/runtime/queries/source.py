@@ -22,7 +22,6 @@ Each micro-batch is planned on the driver and read on executors:
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import secrets
@@ -53,7 +52,6 @@ from seaway.connect.runtime.queries.conversion import (
     add_plugin_path,
 )
 from seaway.connect.runtime.queries.task_metrics import TaskMetrics
-from seaway.java.lru_cache import LruCache
 
 log = logging.getLogger(__name__)
 
@@ -212,9 +210,6 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
         self.spec = spec
         self._tasks: dict[int, SourceTask] = {}
         self._polled: dict[str, dict[int, list[SourceRecord]]] = {}
-        # the offsets a chained plan passed on its way to each planned end, by (partition
-        # key, end offset as JSON): where a planned range may be cut (step_ranges)
-        self.steps: LruCache[tuple[str, str], list[Any]] = LruCache(1024)
 
     def initialOffset(self) -> SparkOffset:
         offsets = {k: [-1, v] for k, v in sorted(self.spec.start_offsets.items())}
@@ -271,9 +266,12 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
             current.update(step)
             for key, offset in step.items():
                 steps.setdefault(key, []).append(offset)
-        for key, offsets in steps.items():
-            self.steps.put((key, json.dumps(offsets[-1], sort_keys=True)), offsets[:-1])
+        self._planned(steps)
         return planned
+
+    def _planned(self, steps: dict[str, list[Any]]) -> None:
+        """The offsets each chained plan step ended at, by partition key (a hook: a reader
+        that cuts planned ranges keeps them)."""
 
     def _poll(self, task: SourceTask) -> tuple[dict[str, Any], list[SourceRecord]]:
         records = list(task.poll() or [])
@@ -298,13 +296,6 @@ class ConnectSourceStreamReader(DataSourceStreamReader):
         for index, records in polled.items():
             batches[index].polled = records
         return batches
-
-    def step_ranges(self, key: str, start: Any, end: Any) -> list[tuple[str, Any, Any]]:
-        """A planned range cut where its chained plans ended (one range when this process
-        did not plan it: a micro-batch replayed after a restart)."""
-        inner = self.steps.get((key, json.dumps(end, sort_keys=True))) or []
-        bounds = [start, *inner, end]
-        return [(key, a, b) for a, b in itertools.pairwise(bounds)]
 
     def commit(self, end: SparkOffset) -> None:
         """Batches up to *end* are written: tell the tasks that were polled for them."""
@@ -412,27 +403,36 @@ def source_records(batch: SourceBatch) -> Iterator[SourceRecord]:
         )
 
 
+def converted_column(converter: RecordConverter, batch: SourceBatch, which: str) -> pa.Array | None:
+    """A :class:`SourceBatch`'s ``key`` or ``value`` column as its converter's bytes (no key
+    column and no key schema: null keys); None when the converter cannot take the column."""
+    records = batch.records
+    if which == "value":
+        return converter.value.from_connect_column(batch.topic, batch.value_schema, records[which])
+    if "key" in records.schema.names:
+        return converter.key.from_connect_column(batch.topic, batch.key_schema, records[which])
+    return pa.nulls(records.num_rows, pa.binary()) if batch.key_schema is None else None
+
+
+def batch_timestamps(batch: SourceBatch) -> pa.Array:
+    """A :class:`SourceBatch`'s timestamps (ms) as a row's (µs, UTC; null: none)."""
+    kind = ARROW_SCHEMA.field("timestamp").type
+    records = batch.records
+    if "timestamp" not in records.schema.names:
+        return pa.nulls(records.num_rows, kind)
+    return pc.multiply(records["timestamp"].cast(pa.int64()), 1000).cast(kind)
+
+
 def kafka_rows(converter: RecordConverter, batch: SourceBatch) -> pa.RecordBatch | None:
     """A :class:`SourceBatch` as Kafka rows, its columns converted whole; None when a
     converter cannot take a column (the records then go one by one)."""
     records, topic = batch.records, batch.topic
     n = records.num_rows
-    values = converter.value.from_connect_column(topic, batch.value_schema, records["value"])
-    if values is None:
+    values = converted_column(converter, batch, "value")
+    keys = converted_column(converter, batch, "key")
+    if values is None or keys is None:
         return None
-    if "key" in records.schema.names:
-        keys = converter.key.from_connect_column(topic, batch.key_schema, records["key"])
-        if keys is None:
-            return None
-    elif batch.key_schema is None:
-        keys = pa.nulls(n, pa.binary())
-    else:
-        return None
-    if "timestamp" in records.schema.names:
-        millis = records["timestamp"].cast(pa.int64())
-        timestamps = pc.multiply(millis, 1000).cast(ARROW_SCHEMA.field("timestamp").type)
-    else:
-        timestamps = pa.nulls(n, ARROW_SCHEMA.field("timestamp").type)
+    timestamps = batch_timestamps(batch)
     partition = pa.nulls(n, pa.int32())
     if batch.kafka_partition is not None:
         partition = partition.fill_null(batch.kafka_partition)
@@ -552,7 +552,9 @@ __all__ = [
     "ConnectSourceDataSource",
     "ConnectSourceStreamReader",
     "SourceQuerySpec",
+    "batch_timestamps",
     "class_path",
+    "converted_column",
     "polled_count",
     "polled_ends",
     "sequence_group",
