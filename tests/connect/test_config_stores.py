@@ -212,6 +212,34 @@ def test_restarted_worker_sees_the_same_state(props: dict[str, Any], started: An
     assert again.tasks("gone") == []
 
 
+def test_connectors_changed_offset_moves_on_creates_and_removals_only(
+    props: dict[str, Any], started: Any
+) -> None:
+    """A worker joins its group again when a connector was created or removed after the
+    config its last assignment was made from; other config records must not rebalance."""
+    store = new_topic_store(props, started)
+    assert store.snapshot().connectors_changed_offset == -1
+    store.put_connector_config("src", SOURCE)
+    created = store.snapshot()
+    assert created.connectors_changed_offset == created.offset > 0
+    store.put_connector_config("src", {**SOURCE, "topic": "other"})
+    store.put_task_configs("src", [TASK0])
+    store.put_target_state("src", TargetState.PAUSED)
+    store.put_session_key(SessionKey(b"k", "HmacSHA256", 5))
+    store.refresh()
+    later = store.snapshot()
+    assert later.offset > created.offset
+    assert later.connectors_changed_offset == created.offset  # an assignment at it still holds
+    store.put_connector_config("late", SOURCE)  # e.g. written while a rebalance ran
+    assert store.snapshot().connectors_changed_offset == store.snapshot().offset > later.offset
+    store.remove_connector_config("late")
+    removed = store.snapshot()
+    assert removed.connectors_changed_offset > later.offset
+    assert new_topic_store(props, started).snapshot().connectors_changed_offset == (
+        removed.connectors_changed_offset
+    )  # a restarted worker reads the same
+
+
 def test_task_configs_wait_for_the_commit(
     bootstrap: str, props: dict[str, Any], started: Any
 ) -> None:

@@ -73,7 +73,7 @@ class DistributedHerder(WorkerHerder):
         self.assignor = CooperativeAssignor(int(config.get("scheduled.rebalance.max.delay.ms")))
         self._owned: set[str] = set()
         self._owned_lock = threading.Lock()  # never held while a connector starts or stops
-        self._known: set[str] = set()  # the connectors of the last assignment's config
+        self._assigned_offset = -1  # the config offset the last applied assignment knew
         self._generation = -1
         self._completed_generation = -1
         self._leader_id = ""
@@ -130,8 +130,10 @@ class DistributedHerder(WorkerHerder):
             if self._rejoin_at is not None and time.monotonic() >= self._rejoin_at:
                 self._rejoin_at = None
                 self.member.request_rejoin()
-            if set(self.state.configs.snapshot().connectors()) != self._known:
-                self.member.request_rejoin()  # a connector was created or deleted
+            if self.state.configs.snapshot().connectors_changed_offset > self._assigned_offset:
+                # A connector was created or deleted after the config the last assignment
+                # was made from (even while that rebalance ran): the leader must place it.
+                self.member.request_rejoin()
             if self.member.rejoin_needed:
                 try:
                     self._rebalance()
@@ -298,7 +300,7 @@ class DistributedHerder(WorkerHerder):
         with self._owned_lock:
             self._owned |= assignment.connectors
             owned = set(self._owned)
-        self._known = set(snapshot.connectors())
+        self._assigned_offset = assignment.config_offset
         self._completed_generation = joined.generation
         self.rebalances += 1
         for name in owned | assignment.connectors:

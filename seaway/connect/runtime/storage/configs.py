@@ -61,7 +61,10 @@ class SessionKey:
 class ClusterConfigState:
     """An immutable snapshot of every connector's configuration (Kafka's class of that name).
 
-    ``offset`` is the config topic offset the snapshot reflects (-1 for memory stores).
+    ``offset`` is the config topic offset the snapshot reflects (-1 for memory stores);
+    ``connectors_changed_offset`` the offset just after the last record that created or
+    removed a connector (-1 if none), so a worker can tell whether an assignment made at
+    some offset knew of every connector there is now.
     ``inconsistent`` names connectors whose last task commit found task configs missing
     (compaction after a failed write); they have no tasks until configs are written again.
     """
@@ -77,6 +80,7 @@ class ClusterConfigState:
     applied_connector_configs: Mapping[str, Config] = field(default_factory=dict)
     pending_fencing: frozenset[str] = frozenset()
     inconsistent: frozenset[str] = frozenset()
+    connectors_changed_offset: int = -1
 
     def contains(self, connector: str) -> bool:
         """Whether *connector* has a config."""

@@ -81,6 +81,7 @@ class TopicConfigStore:
         self._listener = ConfigUpdateListener()
         self._started = False
         self._offset = -1
+        self._connectors_changed = -1  # the offset after the last create or removal
         self._session_key: SessionKey | None = None
         self._task_counts: dict[str, int] = {}
         self._connector_configs: dict[str, Config] = {}
@@ -161,6 +162,7 @@ class TopicConfigStore:
                 applied_connector_configs=dict(self._applied),
                 pending_fencing=frozenset(self._pending_fencing),
                 inconsistent=frozenset(self._inconsistent),
+                connectors_changed_offset=self._connectors_changed,
             )
 
     def contains(self, connector: str) -> bool:
@@ -301,6 +303,8 @@ class TopicConfigStore:
 
     def _connector_config(self, connector: str, value: Any) -> list[_Event]:
         if value is None:
+            if connector in self._connector_configs:
+                self._connectors_changed = self._offset
             self._remove_connector(connector)
             log.info("Successfully processed removal of connector '%s'", connector)
             return [lambda listener: listener.on_connector_config_remove(connector)]
@@ -308,6 +312,8 @@ class TopicConfigStore:
         if not isinstance(properties, dict):
             log.error("Ignoring configuration for connector '%s': wrong format", connector)
             return []
+        if connector not in self._connector_configs:
+            self._connectors_changed = self._offset
         self._connector_configs[connector] = properties
         self._target_states.setdefault(connector, TargetState.STARTED)
         return [lambda listener: listener.on_connector_config_update(connector)]
