@@ -1,7 +1,7 @@
 """Debezium's MariaDB connector straight into a Parquet table with ``format("connect")``, no
 Kafka and no Connect: the driver killed with -9 while rows are inserted, then started again on
 the same checkpoint: every change (the snapshot's rows and each insert) in the table exactly
-once."""
+once. And one table's changes as typed structs, from MariaDB and from PostgreSQL."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
-from tests.databases import MariaDbServer
+from tests.databases import MariaDbServer, PostgresServer
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -32,6 +32,12 @@ INSERTS = 1500
 @pytest.fixture(scope="module")
 def server() -> Iterator[MariaDbServer]:
     with MariaDbServer(binlog=True) as db:
+        yield db
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    with PostgresServer(logical=True) as db:
         yield db
 
 
@@ -133,37 +139,42 @@ def test_cdc_into_parquet_exactly_once_across_a_driver_kill(
     assert collections.Counter(c["op"] for c in changes) == {"r": SNAPSHOT_ROWS, "c": INSERTS}
 
 
+def _one_table_config(database: str, server: Any, db: str, tmp_path: Path) -> dict[str, str]:
+    """A capture of database *db* (one table) by *database*'s connector, without Kafka."""
+    config = {"database.hostname": "127.0.0.1", "database.port": str(server.port),
+              "topic.prefix": "typed", "poll.interval.ms": "100"}  # fmt: skip
+    if database == "postgresql":
+        return {**config, "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+                "database.user": "postgres", "database.dbname": db,
+                "slot.name": f"s_{db}"}  # fmt: skip
+    return {
+        **config,
+        "connector.class": "io.debezium.connector.mariadb.MariaDbConnector",
+        "database.user": "root",
+        "database.server.id": str(random.randint(1000, 2**31)),
+        "database.include.list": db,
+        "include.schema.changes": "false",
+        "schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+        "schema.history.internal.file.filename": str(tmp_path / "history.dat"),
+    }
+
+
+@pytest.mark.parametrize("database", ["mariadb", "postgresql"])
 def test_one_tables_changes_as_typed_structs(
-    server: MariaDbServer, spark: SparkSession, tmp_path: Path
+    database: str, request: pytest.FixtureRequest, spark: SparkSession, tmp_path: Path
 ) -> None:
-    """No converter named and one table captured without schema change events: keys and
-    values are Debezium's structs as Spark columns (``after.id``, ``op``), a delete's
-    tombstone a null value."""
+    """No converter named and one table captured (MariaDB: without schema change events):
+    keys and values are Debezium's structs as Spark columns (``after.id``, ``op``), a
+    delete's tombstone a null value."""
+    server = request.getfixturevalue("server" if database == "mariadb" else "postgres")
     db = f"cdc_typed_{random.randint(0, 10**6)}"
     server.create_database(db)
     with server.connect(db) as connection, connection.cursor() as cursor:
         cursor.execute("CREATE TABLE items (id INT PRIMARY KEY, price DECIMAL(6,2), note TEXT)")
         cursor.execute("INSERT INTO items VALUES (1, 1.50, 'one'), (2, 2.25, NULL)")
         connection.commit()
-    changes = (
-        spark.readStream.format("connect")
-        .options(
-            **{
-                "connector.class": "io.debezium.connector.mariadb.MariaDbConnector",
-                "database.hostname": "127.0.0.1",
-                "database.port": str(server.port),
-                "database.user": "root",
-                "database.server.id": str(random.randint(1000, 2**31)),
-                "topic.prefix": "typed",
-                "database.include.list": db,
-                "include.schema.changes": "false",
-                "poll.interval.ms": "100",
-                "schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
-                "schema.history.internal.file.filename": str(tmp_path / "history.dat"),
-            }
-        )
-        .load()
-    )
+    config = _one_table_config(database, server, db, tmp_path)
+    changes = spark.readStream.format("connect").options(**config).load()
     assert changes.schema["key"].dataType.simpleString() == "struct<id:int>"
     value = changes.schema["value"].dataType
     assert [f.name for f in value.fields][:5] == ["before", "after", "source", "transaction", "op"]

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from seaway.connect.api.data import Schema, SchemaBuilder, Struct
 from seaway.connectors.debezium import events, schemas
 from seaway.connectors.debezium.postgres.config import Settings
+from seaway.connectors.debezium.postgres.database import Filters, read_table
 from seaway.connectors.debezium.postgres.types import Column, column_schema, converter
 from seaway.connectors.debezium.schemas import data_topic, table_schemas
 
@@ -68,6 +69,24 @@ class TableSchema(schemas.TableSchema):
         return cls(topic=topic, key_schema=key_schema, row_schema=row_schema, envelope=envelope,
                    converters=converters, schema_name=schema_name, table_name=table_name,
                    columns=columns, key_columns=key_columns)  # fmt: skip
+
+    @classmethod
+    def read(
+        cls,
+        connection: Any,
+        settings: Settings,
+        filters: Filters,
+        schema_name: str,
+        table_name: str,
+        source: Schema,
+    ) -> TableSchema | None:
+        """The table's schemas as the catalog has them now, its columns filtered by
+        ``column.include.list``/``column.exclude.list``; None if the table is gone."""
+        info = read_table(connection, schema_name, table_name)
+        if info is None:
+            return None
+        columns = tuple(c for c in info.columns if filters.column(schema_name, table_name, c.name))
+        return cls.of(settings, schema_name, table_name, columns, info.primary_key, source)
 
 
 @dataclass(frozen=True)

@@ -29,11 +29,9 @@ from seaway.connectors.debezium.postgres.database import (
     Filters,
     captured_tables,
     connect,
-    read_table,
 )
 from seaway.connectors.debezium.postgres.events import EventMaker, PgSourceInfo, TableSchema
 from seaway.connectors.debezium.postgres.offsets import WalPosition
-from seaway.connectors.debezium.postgres.types import Column
 from seaway.connectors.debezium.snapshot import marked, with_offset
 
 __all__ = ["Snapshot"]
@@ -87,15 +85,11 @@ class Snapshot:
         )  # fmt: skip
 
     def _rows(self, schema_name: str, table_name: str) -> Iterator[SourceRecord]:
-        info = read_table(self.connection, schema_name, table_name)
-        if info is None:
+        schema = TableSchema.read(self.connection, self.settings, self.filters, schema_name,
+                                  table_name, self.maker.source_schema)  # fmt: skip
+        if schema is None:
             return
-        columns: tuple[Column, ...] = tuple(
-            c for c in info.columns if self.filters.column(schema_name, table_name, c.name)
-        )
-        schema = TableSchema.of(self.settings, schema_name, table_name, columns,
-                                info.primary_key, self.maker.source_schema)  # fmt: skip
-        names = [c.name for c in columns]
+        names = [c.name for c in schema.columns]
         select = sql.SQL("SELECT {} FROM {}").format(
             sql.SQL(", ").join(sql.SQL("{}::text").format(sql.Identifier(n)) for n in names)
             if names else sql.SQL("NULL"),
