@@ -174,11 +174,20 @@ def test_put_safe_keeps_newer_generations(props: dict[str, Any], started: Any) -
 def test_stale_unassigned_does_not_hide_running(
     bootstrap: str, props: dict[str, Any], started: Any
 ) -> None:
+    """A worker frozen while its connector moved lets its copy go when it wakes up, writing
+    UNASSIGNED for an older generation: the new owner's RUNNING stays, connector and tasks
+    alike (the new owner writes RUNNING only once)."""
     store = new_topic_store(props, started)
     store.put(TaskStatus(T0, State.RUNNING, OTHER_WORKER, 5))
     store.put(TaskStatus(T0, State.UNASSIGNED, WORKER, 5))
+    store.put(ConnectorStatus("sink", State.RUNNING, OTHER_WORKER, 7))
+    store.put(ConnectorStatus("sink", State.UNASSIGNED, WORKER, 3))
     settle(store)
     assert store.get_task(T0) == TaskStatus(T0, State.RUNNING, OTHER_WORKER, 5)
+    assert store.get_connector("sink") == ConnectorStatus("sink", State.RUNNING, OTHER_WORKER, 7)
+    store.put(ConnectorStatus("sink", State.UNASSIGNED, OTHER_WORKER, 8))  # a newer round
+    settle(store)
+    assert store.get_connector("sink") == ConnectorStatus("sink", State.UNASSIGNED, OTHER_WORKER, 8)
 
 
 def test_a_second_worker_sees_statuses_and_skips_garbage(

@@ -230,7 +230,7 @@ class TopicStatusStore(StatusReads):
         parsed = _parse_status(value)
         if parsed is not None:
             state, trace, worker_id, generation = parsed
-            self.table.put(ConnectorStatus(connector, state, worker_id, generation, trace))
+            self._read_status(ConnectorStatus(connector, state, worker_id, generation, trace))
 
     def _read_task(self, key: str, value: bytes | None) -> None:
         task = ConnectorTaskId.parse(key.removeprefix(TASK_STATUS_PREFIX))
@@ -244,16 +244,20 @@ class TopicStatusStore(StatusReads):
         if parsed is None:
             return
         state, trace, worker_id, generation = parsed
-        status = TaskStatus(task, state, worker_id, generation, trace)
+        self._read_status(TaskStatus(task, state, worker_id, generation, trace))
+
+    def _read_status(self, status: ConnectorStatus | TaskStatus) -> None:
         with self.table.lock:
             current = self.table.current(status)
-            # A worker that missed a newer RUNNING status may still send UNASSIGNED for the
-            # same or an older generation; keep the RUNNING one.
+            # A worker that missed a newer RUNNING status (frozen, cut off, slow to read)
+            # may still send UNASSIGNED for the same or an older generation when it lets
+            # its copy go; keep the RUNNING one, or the status would stay UNASSIGNED while
+            # the new owner runs it (it writes RUNNING only once).
             if (
-                state is State.UNASSIGNED
+                status.state is State.UNASSIGNED
                 and current is not None
                 and current.state is State.RUNNING
-                and current.generation >= generation
+                and current.generation >= status.generation
             ):
                 return
             self.table.put(status)
