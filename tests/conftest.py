@@ -131,10 +131,25 @@ def kafka_cluster(tmp_path: Path) -> Iterator[Callable[..., BrokerThread]]:
         broker.stop()
 
 
+_CALL_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Remember on the item whether its test body failed, for fixtures' teardown."""
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+    return report
+
+
 @pytest.fixture
-def connect_cluster(tmp_path: Path) -> Iterator[Callable[..., EmbeddedConnectCluster]]:
+def connect_cluster(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., EmbeddedConnectCluster]]:
     """Builds and starts Connect clusters of this test's own (``connect_cluster(workers=3,
-    **worker_props)``: tests/embedded.py), stopped at its end."""
+    **worker_props)``: tests/embedded.py), stopped at its end; when the test failed, each
+    worker's log tail is printed (pytest shows it with the failure)."""
     made: list[EmbeddedConnectCluster] = []
 
     def build(workers: int = 1, **options: Any) -> EmbeddedConnectCluster:
@@ -142,6 +157,10 @@ def connect_cluster(tmp_path: Path) -> Iterator[Callable[..., EmbeddedConnectClu
         return made[-1].start()
 
     yield build
+    if request.node.stash.get(_CALL_FAILED, False):
+        for cluster in made:
+            for i, worker in enumerate(cluster.workers):
+                print(f"--- {cluster.folder.name} worker {i} ({worker.log}):\n{worker.tail(80)}")
     for cluster in reversed(made):
         cluster.stop()
 
