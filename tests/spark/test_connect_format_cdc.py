@@ -213,3 +213,23 @@ def test_one_tables_changes_as_typed_structs(
         (1, "r", (1, "1.50")), (2, "r", (2, "2.25")), (3, "c", (3, "9.99")),
         (2, "u", (2, "2.50")), (1, "d", None), (1, None, None),  # the delete, its tombstone
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("database", ["mariadb", "postgresql"])
+def test_a_batch_read_of_the_snapshot_with_initial_only(
+    database: str, request: pytest.FixtureRequest, spark: SparkSession, tmp_path: Path
+) -> None:
+    """``spark.read.format("connect")`` plans until a batch would be empty: a busy database's
+    stream never is, so ``snapshot.mode=initial_only`` is the bounded read of the tables
+    as they are (typed rows, one per row)."""
+    server = request.getfixturevalue("server" if database == "mariadb" else "postgres")
+    db = f"cdc_batch_{random.randint(0, 10**6)}"
+    server.create_database(db)
+    with server.connect(db) as connection, connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE items (id INT PRIMARY KEY, note TEXT)")
+        cursor.executemany("INSERT INTO items VALUES (%s, %s)", [(i, f"n{i}") for i in range(50)])
+        connection.commit()
+    config = {**_one_table_config(database, server, db, tmp_path), "snapshot.mode": "initial_only"}
+    rows = spark.read.format("connect").options(**config).load()
+    got = rows.selectExpr("value.op AS op", "value.after.id AS id", "value.after.note AS note")
+    assert sorted(tuple(r) for r in got.collect()) == [("r", i, f"n{i}") for i in range(50)]
