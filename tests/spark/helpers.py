@@ -38,6 +38,17 @@ def kafka_df(spark: SparkSession, bootstrap: str, **options: str) -> DataFrame:
     return reader.load()
 
 
+def kafka_stream(spark: SparkSession, bootstrap: str, topic: str) -> DataFrame:
+    """*topic*'s records from the earliest, as a stream (Seaway's Kafka source)."""
+    return (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .load()
+    )
+
+
 def end_offsets(bootstrap: str, topic: str, partitions: int) -> list[int]:
     consumer = Consumer(quiet({"bootstrap.servers": bootstrap, "group.id": "ends"}))
     try:

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from confluent_kafka import Producer
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import SparkSession
 
 from seaway.connect.spark_format import foreach_batch
 from tests.broker.clients import create_topic
 from tests.search import SearchServer
-from tests.spark.helpers import run_caught_up
+from tests.spark.helpers import kafka_stream, run_caught_up
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -34,17 +34,6 @@ def _produce(bootstrap: str, topic: str, first: int, count: int) -> None:
         value = {"user": f"u{i}", "amount": i}
         producer.produce(topic, key=f"k{i}".encode(), value=json.dumps(value).encode())
     assert producer.flush(30) == 0
-
-
-def _records(spark: SparkSession, bootstrap: str, topic: str) -> DataFrame:
-    """The topic's records from the earliest, as a stream (Seaway's Kafka source)."""
-    return (
-        spark.readStream.format("kafka")
-        .option("kafka.bootstrap.servers", bootstrap)
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
-        .load()
-    )
 
 
 def _documents(search: SearchServer, index: str) -> dict[str, Any]:
@@ -70,7 +59,7 @@ def test_kafka_into_the_search_sink_once_across_a_restart(
 ) -> None:
     create_topic(bootstrap, topic_name, partitions=2)
     _produce(bootstrap, topic_name, 0, 60)
-    records = _records(spark, bootstrap, topic_name)
+    records = kafka_stream(spark, bootstrap, topic_name)
 
     writer = (
         records.writeStream.format("connect")
@@ -102,7 +91,7 @@ def test_the_search_sink_from_foreach_batch(
     create_topic(bootstrap, topic_name)
     _produce(bootstrap, topic_name, 0, 25)
     run_caught_up(
-        _records(spark, bootstrap, topic_name)
+        kafka_stream(spark, bootstrap, topic_name)
         .writeStream.foreachBatch(foreach_batch(**_sink(search, topic_name)))
         .option("checkpointLocation", str(tmp_path / "ckpt"))
     )

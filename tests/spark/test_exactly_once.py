@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 
 from tests.broker.clients import consume_all, create_topic, produce, quiet
 from tests.soak import soak
-from tests.spark.helpers import run_available_now
+from tests.spark.helpers import kafka_stream, run_available_now
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -120,11 +120,7 @@ def test_failed_task_leaves_nothing_visible(
 
     def query():
         return (
-            spark.readStream.format("kafka")
-            .option("kafka.bootstrap.servers", bootstrap)
-            .option("subscribe", source)
-            .option("startingOffsets", "earliest")
-            .load()
+            kafka_stream(spark, bootstrap, source)
             .select("value")
             .writeStream.format("kafka")
             .option("kafka.bootstrap.servers", bootstrap)
